@@ -1,0 +1,158 @@
+//! build.zig: the polytensor shim (one shared library) for the host, cross checks, smoke test.
+//!
+//! `zig build` compiles every .c file under native/src/core and under each enabled
+//! backend's native/src/backends/<name>/ (globbed at configure time, so new files are
+//! picked up) into libpolytensor, installed into native/zig-out/lib unless -p says
+//! otherwise. The backends table is generated into the build cache: every known backend is
+//! a row; one that is not enabled, or has no code yet, reports why it is unavailable.
+//!   -Dbackends=cpu,cuda   which backends to compile (default cpu)
+//!   zig build cross       the shim for aarch64-macos, x86_64-windows-gnu, aarch64-linux-gnu
+//!   zig build smoke       native/test/smoke.c against the host library
+const std = @import("std");
+const builtin = @import("builtin");
+
+comptime {
+    const v = builtin.zig_version;
+    if (v.major != 0 or v.minor != 15)
+        @compileError("polytensor's build.zig needs Zig 0.15.x; this is Zig " ++ builtin.zig_version_string ++
+            " (run it with `python3 -m ziglang build`, or install Zig 0.15.2)");
+}
+
+/// Every backend the project knows, in table order. Each is always a row.
+const known_backends = [_][]const u8{ "cpu", "cuda", "vulkan", "metal", "hip" };
+
+const c_flags = [_][]const u8{ "-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden" };
+
+const cross_targets = [_][]const u8{ "aarch64-macos", "x86_64-windows-gnu", "aarch64-linux-gnu" };
+
+pub fn build(b: *std.Build) void {
+    // The library's home is native/zig-out; an explicit -p still wins.
+    const default_prefix = b.build_root.join(b.allocator, &.{"zig-out"}) catch @panic("OOM");
+    if (b.dest_dir == null and std.mem.eql(u8, b.install_prefix, default_prefix))
+        b.resolveInstallPrefix(b.pathFromRoot("native/zig-out"), .{});
+
+    const target = b.standardTargetOptions(.{});
+    const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Optimization mode (default ReleaseFast)") orelse .ReleaseFast;
+    const list = b.option([]const u8, "backends", "Comma-separated backends to compile (default cpu): cpu,cuda,vulkan,metal,hip") orelse "cpu";
+    const enabled = parseBackends(b, list);
+    const table = generateTable(b, enabled);
+
+    const lib = addShim(b, b.resolveTargetQuery(target.query), optimize, enabled, table);
+    b.installArtifact(lib);
+
+    const cross = b.step("cross", "Compile the shim for aarch64-macos, x86_64-windows-gnu and aarch64-linux-gnu");
+    for (cross_targets) |triple| {
+        const query = std.Target.Query.parse(.{ .arch_os_abi = triple }) catch @panic("bad cross triple");
+        const cl = addShim(b, b.resolveTargetQuery(query), optimize, enabled, table);
+        const inst = b.addInstallArtifact(cl, .{
+            .dest_dir = .{ .override = .{ .custom = b.fmt("cross/{s}", .{triple}) } },
+            .implib_dir = .disabled,
+            .pdb_dir = .disabled,
+        });
+        cross.dependOn(&inst.step);
+    }
+
+    const smoke_mod = b.createModule(.{ .target = target, .optimize = .Debug, .link_libc = true });
+    smoke_mod.addCSourceFile(.{ .file = b.path("native/test/smoke.c"), .flags = &.{ "-std=c11", "-Wall", "-Wextra", "-Werror" } });
+    smoke_mod.addIncludePath(b.path("native/include"));
+    smoke_mod.linkLibrary(lib);
+    const smoke_exe = b.addExecutable(.{ .name = "smoke", .root_module = smoke_mod });
+    const run_smoke = b.addRunArtifact(smoke_exe);
+    run_smoke.expectExitCode(0);
+    const smoke = b.step("smoke", "Build and run the native smoke test");
+    smoke.dependOn(&run_smoke.step);
+}
+
+fn parseBackends(b: *std.Build, list: []const u8) [known_backends.len]bool {
+    var on = [_]bool{false} ** known_backends.len;
+    var it = std.mem.tokenizeAny(u8, list, ", ");
+    next: while (it.next()) |name| {
+        for (known_backends, 0..) |k, i| {
+            if (std.mem.eql(u8, k, name)) {
+                on[i] = true;
+                continue :next;
+            }
+        }
+        std.debug.print("error: -Dbackends: unknown backend '{s}' (known: cpu, cuda, vulkan, metal, hip)\n", .{name});
+        std.process.exit(1);
+    }
+    _ = b;
+    return on;
+}
+
+/// A backend is compiled when it is enabled and its directory holds C sources.
+fn backendSources(b: *std.Build, name: []const u8) [][]const u8 {
+    return globC(b, b.fmt("native/src/backends/{s}", .{name}));
+}
+
+/// Every .c file under dir (recursively), relative to dir, sorted for stable builds.
+fn globC(b: *std.Build, rel: []const u8) [][]const u8 {
+    var files: std.ArrayList([]const u8) = .empty;
+    var dir = b.build_root.handle.openDir(rel, .{ .iterate = true }) catch return files.items;
+    defer dir.close();
+    var walker = dir.walk(b.allocator) catch @panic("OOM");
+    defer walker.deinit();
+    while (walker.next() catch |e| std.debug.panic("cannot list {s}: {s}", .{ rel, @errorName(e) })) |entry| {
+        if (entry.kind == .file and std.mem.endsWith(u8, entry.path, ".c"))
+            files.append(b.allocator, b.dupe(entry.path)) catch @panic("OOM");
+    }
+    std.mem.sort([]const u8, files.items, {}, struct {
+        fn lt(_: void, x: []const u8, y: []const u8) bool {
+            return std.mem.lessThan(u8, x, y);
+        }
+    }.lt);
+    return files.items;
+}
+
+/// backends_table.c: one row per known backend; absent ones get a count() that says why.
+fn generateTable(b: *std.Build, enabled: [known_backends.len]bool) std.Build.LazyPath {
+    var src: std.ArrayList(u8) = .empty;
+    const w = src.writer(b.allocator);
+    w.writeAll("/* Generated by build.zig: the backends table. Do not edit. */\n#include \"driver.h\"\n\n") catch @panic("OOM");
+    for (known_backends, 0..) |name, i| {
+        if (enabled[i] and backendSources(b, name).len > 0) {
+            w.print("extern const pt_driver pt_driver_{s};\n", .{name}) catch @panic("OOM");
+        } else {
+            w.print(
+                \\static int absent_{0s}_count(void) {{
+                \\  pt_error(PT_EUNAVAILABLE, "{0s}: not compiled in this build (polytensor was built without it)");
+                \\  return 0;
+                \\}}
+                \\static const pt_driver pt_driver_{0s} = {{ .name = "{0s}", .count = absent_{0s}_count, .language = "none" }};
+                \\
+            , .{name}) catch @panic("OOM");
+        }
+    }
+    w.writeAll("\nconst pt_driver *const pt_drivers[] = {") catch @panic("OOM");
+    for (known_backends) |name| w.print(" &pt_driver_{s},", .{name}) catch @panic("OOM");
+    w.print(" }};\nconst int pt_driver_count = {d};\n", .{known_backends.len}) catch @panic("OOM");
+    const wf = b.addWriteFiles();
+    return wf.add("backends_table.c", src.items);
+}
+
+fn addShim(
+    b: *std.Build,
+    target: std.Build.ResolvedTarget,
+    optimize: std.builtin.OptimizeMode,
+    enabled: [known_backends.len]bool,
+    table: std.Build.LazyPath,
+) *std.Build.Step.Compile {
+    const mod = b.createModule(.{ .target = target, .optimize = optimize, .link_libc = true });
+    mod.addIncludePath(b.path("native/include"));
+    mod.addIncludePath(b.path("native/src/core"));
+    mod.addCSourceFiles(.{ .root = b.path("native/src/core"), .files = globC(b, "native/src/core"), .flags = &c_flags });
+    for (known_backends, 0..) |name, i| {
+        if (!enabled[i]) continue;
+        const files = backendSources(b, name);
+        if (files.len == 0) continue;
+        mod.addCSourceFiles(.{ .root = b.path(b.fmt("native/src/backends/{s}", .{name})), .files = files, .flags = &c_flags });
+    }
+    mod.addCSourceFile(.{ .file = table, .flags = &c_flags });
+    const os = target.result.os.tag;
+    if (os == .linux) {
+        mod.linkSystemLibrary("m", .{});
+        mod.linkSystemLibrary("pthread", .{});
+        mod.linkSystemLibrary("dl", .{});
+    }
+    return b.addLibrary(.{ .name = "polytensor", .linkage = .dynamic, .root_module = mod });
+}

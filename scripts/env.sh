@@ -1,0 +1,38 @@
+# Sourced by the other scripts: finds or installs what the project needs (Deno and Bun
+# from npm, Zig 0.15.2 from PATH or from PyPI's ziglang package) and exports ZIG, DENO, BUN.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+ZIG_VERSION=0.15.2
+
+if [ ! -x node_modules/.bin/deno ] || [ ! -x node_modules/.bin/bun ] || [ ! -d node_modules/tinybench ]; then
+  echo "setup: npm install (Deno, Bun, TypeScript, tinybench)" >&2
+  npm install --no-audit --no-fund --loglevel=error >&2
+fi
+DENO="$ROOT/node_modules/.bin/deno"
+BUN="$ROOT/node_modules/.bin/bun"
+
+find_zig() {
+  if command -v zig >/dev/null 2>&1 && [ "$(zig version 2>/dev/null)" = "$ZIG_VERSION" ]; then
+    ZIG=(zig); return 0
+  fi
+  if python3 -m ziglang version 2>/dev/null | grep -qx "$ZIG_VERSION"; then
+    ZIG=(python3 -m ziglang); return 0
+  fi
+  return 1
+}
+if ! find_zig; then
+  if command -v zig >/dev/null 2>&1; then
+    echo "setup: found zig $(zig version) on PATH, but polytensor pins Zig $ZIG_VERSION; installing ziglang==$ZIG_VERSION from PyPI" >&2
+  else
+    echo "setup: installing Zig $ZIG_VERSION (PyPI package ziglang)" >&2
+  fi
+  python3 -m pip install --quiet "ziglang==$ZIG_VERSION" 2>/dev/null ||
+    python3 -m pip install --quiet --user --break-system-packages "ziglang==$ZIG_VERSION" >&2
+  find_zig || { echo "setup: could not install Zig $ZIG_VERSION" >&2; exit 1; }
+fi
+export DENO BUN ROOT
+
+build_native() {
+  "${ZIG[@]}" build "$@" >&2
+}

@@ -1,0 +1,70 @@
+/**
+ * Turns IR and templates into programs for a device (through the renderer its language
+ * names) and launches them. Programs are cached per device by their structural key.
+ */
+import { check, native } from "../runtime/native.ts";
+import type { Device } from "../runtime/device.ts";
+import { ArgBlock, type ViewRef } from "./block.ts";
+import { encodeBytecode, type Expr } from "./ir.ts";
+import { TensorError } from "../runtime/errors.ts";
+
+/** A renderer turns IR into a program of the device's kernel language. */
+export interface Renderer {
+  elementwise(expr: Expr, ninputs: number): { kind: string; source: Uint8Array; key: string };
+  template(name: string): { kind: string; source: Uint8Array; key: string };
+}
+
+const bytecodeRenderer: Renderer = {
+  elementwise(expr, ninputs) {
+    const words = encodeBytecode(expr, ninputs);
+    return { kind: "ew", source: new Uint8Array(words.buffer), key: `ew:${words.join(",")}` };
+  },
+  template(name) {
+    return { kind: name, source: new Uint8Array(0), key: `t:${name}` };
+  },
+};
+
+const renderers = new Map<string, Renderer>([["bytecode", bytecodeRenderer]]);
+
+/** Backends register the renderer of their language here. */
+export function registerRenderer(language: string, r: Renderer): void {
+  renderers.set(language, r);
+}
+
+function rendererFor(device: Device): Renderer {
+  const r = renderers.get(device.info.language);
+  if (!r) throw new TensorError("launch", `no kernel renderer for language "${device.info.language}" of ${device.id}`);
+  return r;
+}
+
+function launch(device: Device, program: number, block: ArgBlock, op: string): void {
+  const args = block.finish();
+  check(native.pt_launch(device.queue, program, args, args.length), op);
+}
+
+/** Runs expr over `shape`, writing `out`; inputs are views already broadcast to shape. */
+export function runElementwise(
+  device: Device,
+  op: string,
+  expr: Expr,
+  shape: readonly number[],
+  out: ViewRef,
+  inputs: readonly ViewRef[],
+  consts: readonly number[],
+): void {
+  const prog = rendererFor(device).elementwise(expr, inputs.length);
+  const program = device.program(prog.kind, prog.source, prog.key);
+  const block = new ArgBlock().push(shape.length).pad8(shape, 1).push(inputs.length + 1).view(out);
+  for (const v of inputs) block.view(v);
+  block.push(consts.length, ...consts);
+  launch(device, program, block, op);
+}
+
+/** Runs a built-in template (reduce, sort, gather, ...) with a block the caller filled. */
+export function runTemplate(device: Device, name: string, op: string, fill: (b: ArgBlock) => void): void {
+  const prog = rendererFor(device).template(name);
+  const program = device.program(prog.kind, prog.source, prog.key);
+  const block = new ArgBlock();
+  fill(block);
+  launch(device, program, block, op);
+}

@@ -1,0 +1,230 @@
+/**
+ * Devices: the inventory (which never creates a context), selection by name, index and
+ * PT_DEVICE, and the per-device state above the shim: the open handle, default queue and
+ * compiled-program cache. Closing a device frees everything made on it; tensors from
+ * before then fail with a TensorError that says so.
+ */
+import { check, native, readString, runtime, utf8 } from "./native.ts";
+import { TensorError } from "./errors.ts";
+
+/** Preference when no device is named: vendor compute APIs first, the CPU last. */
+const PREFERENCE = ["cuda", "hip", "metal", "vulkan", "cpu"];
+
+export interface DeviceInfo {
+  /** "cuda:0" style id, usable with pt.device(). */
+  readonly id: string;
+  readonly backend: string;
+  readonly index: number;
+  readonly name: string;
+  readonly memoryTotal: number;
+  readonly float16: boolean;
+  readonly bfloat16: boolean;
+  readonly float64: boolean;
+  readonly int64: boolean;
+  readonly subgroupSize: number;
+  readonly maxWorkgroup: number;
+  readonly unifiedMemory: boolean;
+  readonly computeUnits: number;
+  /** The kernel language its renderer produces. */
+  readonly language: string;
+}
+
+export interface BackendInfo {
+  readonly name: string;
+  readonly available: boolean;
+  /** Why there is no device, when there is none. */
+  readonly reason: string;
+  readonly devices: readonly DeviceInfo[];
+}
+
+const infoFields = new Float64Array(9);
+
+function backendIndex(name: string): number {
+  const n = native.pt_backend_count();
+  for (let b = 0; b < n; b++) if (readString((buf, cap) => native.pt_backend_name(b, buf, cap)) === name) return b;
+  return -1;
+}
+
+/** Lists every backend of this build, with its devices or the reason it has none. */
+export function backends(): BackendInfo[] {
+  const out: BackendInfo[] = [];
+  const n = native.pt_backend_count();
+  for (let b = 0; b < n; b++) {
+    const name = readString((buf, cap) => native.pt_backend_name(b, buf, cap));
+    const count = native.pt_device_count(b);
+    const reason = count > 0 ? "" : readString((buf, cap) => native.pt_last_error(buf, cap));
+    const devices: DeviceInfo[] = [];
+    for (let i = 0; i < count; i++) {
+      native.pt_device_info(b, i, infoFields);
+      const f = infoFields;
+      devices.push({
+        id: `${name}:${i}`,
+        backend: name,
+        index: i,
+        name: readString((buf, cap) => native.pt_device_name(b, i, buf, cap)),
+        memoryTotal: f[0],
+        float16: f[1] !== 0,
+        bfloat16: f[2] !== 0,
+        float64: f[3] !== 0,
+        int64: f[4] !== 0,
+        subgroupSize: f[5],
+        maxWorkgroup: f[6],
+        unifiedMemory: f[7] !== 0,
+        computeUnits: f[8],
+        language: readString((buf, cap) => native.pt_device_language(b, i, buf, cap)),
+      });
+    }
+    out.push({ name, available: count > 0, reason, devices });
+  }
+  return out;
+}
+
+/** Every device that can run work now. */
+export function devices(): DeviceInfo[] {
+  return backends().flatMap((b) => b.devices);
+}
+
+export class Device {
+  readonly backend: string;
+  readonly index: number;
+  readonly info: DeviceInfo;
+  /** Bumped by close(); tensors remember the epoch they were made in. */
+  epoch = 0;
+  #handle = 0;
+  #queue = 0;
+  #programs = new Map<string, number>();
+  #backendIndex: number;
+
+  constructor(info: DeviceInfo, backendIdx: number) {
+    this.info = info;
+    this.backend = info.backend;
+    this.index = info.index;
+    this.#backendIndex = backendIdx;
+  }
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  /** The native device handle; opens (activates) the device on first use. */
+  get handle(): number {
+    if (this.#handle === 0) {
+      this.#handle = check(native.pt_device_open(this.#backendIndex, this.index), `open ${this.id}`);
+      this.#queue = check(native.pt_device_queue(this.#handle), `open ${this.id}`);
+      openDevices.add(this);
+    }
+    return this.#handle;
+  }
+
+  get queue(): number {
+    if (this.#queue === 0) void this.handle;
+    return this.#queue;
+  }
+
+  get isOpen(): boolean {
+    return this.#handle !== 0;
+  }
+
+  /** A compiled program for (kind, source), compiled once per device and cached. */
+  program(kind: string, source: Uint8Array, key: string): number {
+    let p = this.#programs.get(key);
+    if (p === undefined) {
+      const k = utf8(kind);
+      p = check(native.pt_program_create(this.handle, k, k.length, source, source.length), `compile ${kind} on ${this.id}`);
+      this.#programs.set(key, p);
+    }
+    return p;
+  }
+
+  has(capability: string): boolean {
+    const c = utf8(capability);
+    return native.pt_device_has(this.handle, c, c.length) === 1;
+  }
+
+  /** Waits until every queued operation on this device has finished. */
+  sync(): void {
+    check(native.pt_device_sync(this.handle), `sync ${this.id}`);
+  }
+
+  /** Shuts the backend's context down; tensors made before are invalid afterwards. */
+  close(): void {
+    if (this.#handle === 0) return;
+    native.pt_device_close(this.#handle);
+    this.#handle = 0;
+    this.#queue = 0;
+    this.#programs.clear();
+    this.epoch++;
+    openDevices.delete(this);
+  }
+
+  toString(): string {
+    return this.id;
+  }
+}
+
+const openDevices = new Set<Device>();
+const deviceCache = new Map<string, Device>();
+runtime.onExit(() => {
+  for (const d of [...openDevices]) d.close();
+});
+
+/** Resolves "cuda", "cuda:1", "cpu" or a Device to a Device. */
+export function device(spec?: string | Device): Device {
+  if (spec instanceof Device) return spec;
+  if (spec === undefined) return defaultDevice();
+  const m = /^([a-z]+)(?::(\d+))?$/.exec(spec.trim().toLowerCase());
+  if (!m) throw new TensorError("device", `"${spec}" is not a device name; use backend[:index], e.g. "cpu" or "cuda:0"`);
+  const [, name, idx] = m;
+  const index = idx === undefined ? 0 : Number(idx);
+  const key = `${name}:${index}`;
+  const cached = deviceCache.get(key);
+  if (cached) return cached;
+  const b = backendIndex(name);
+  if (b < 0) {
+    const names = backends().map((x) => x.name).join(", ");
+    throw new TensorError("device", `unknown backend "${name}" (this build has ${names})`);
+  }
+  const count = native.pt_device_count(b);
+  if (count <= 0) {
+    const why = readString((buf, cap) => native.pt_last_error(buf, cap));
+    throw new TensorError("device", `${name} has no device: ${why || "none found"}`);
+  }
+  if (index >= count) throw new TensorError("device", `${name}:${index} does not exist (${name} has ${count} device(s))`);
+  const info = backends()[b].devices[index];
+  const d = new Device(info, b);
+  deviceCache.set(key, d);
+  return d;
+}
+
+let currentDefault: Device | undefined;
+
+/** PT_DEVICE when set, else the most capable available backend's first device. */
+export function defaultDevice(): Device {
+  if (currentDefault) return currentDefault;
+  const env = runtime.env("PT_DEVICE");
+  if (env) {
+    currentDefault = device(env);
+    return currentDefault;
+  }
+  const avail = backends().filter((b) => b.available).map((b) => b.name);
+  const best = PREFERENCE.find((n) => avail.includes(n)) ?? avail[0];
+  if (!best) throw new TensorError("device", "no backend has a device (not even the CPU)");
+  currentDefault = device(best);
+  return currentDefault;
+}
+
+export function setDefaultDevice(d: string | Device): Device {
+  currentDefault = device(d);
+  return currentDefault;
+}
+
+/** Runs fn with d as the default device, restoring the previous one afterwards, also on throw. */
+export function withDevice<T>(d: string | Device, fn: () => T): T {
+  const prev = currentDefault;
+  currentDefault = device(d);
+  try {
+    return fn();
+  } finally {
+    currentDefault = prev;
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Elementwise ops: result dtypes by PyTorch's promotion, then one kernel per op built from
+ * an expression tree (kernels/ir.ts) over the broadcast operands. JS scalars become
+ * constants in the argument block, so the compiled program serves every value.
+ */
+import { TensorError } from "../runtime/errors.ts";
+import type { Device } from "../runtime/device.ts";
+import { runElementwise } from "../kernels/launch.ts";
+import type { BinaryOp, Expr, UnaryOp } from "../kernels/ir.ts";
+import { DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
+import { broadcastShapes, broadcastStrides, fmtShape } from "./shape.ts";
+import { allocTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
+
+/** Collects the inputs and constants of one kernel while its tree is built. */
+class KernelBuilder {
+  readonly inputs: Tensor[] = [];
+  readonly consts: number[] = [];
+  constructor(readonly op: string) {}
+
+  operand(x: TensorLike, dtype: DType): Expr {
+    if (x instanceof Tensor) {
+      let i = this.inputs.indexOf(x);
+      if (i < 0) i = this.inputs.push(x) - 1;
+      return castExpr({ k: "load", input: i, dtype: x.dtype }, dtype);
+    }
+    this.consts.push(scalarValue(x, this.op));
+    return { k: "const", index: this.consts.length - 1, dtype };
+  }
+
+  /** Broadcasts the inputs, allocates the output and launches. */
+  run(expr: Expr, extraShapes: readonly (readonly number[])[] = []): Tensor {
+    const device = commonDevice(this.op, this.inputs);
+    const shape = broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
+    const out = allocTensor(device, expr.dtype, shape, this.op);
+    try {
+      const views = this.inputs.map((t) => ({ buf: t.buf, dtype: t.dtype, offset: t.offset, strides: broadcastStrides(t.shape, t.strides, shape) }));
+      if (out.numel > 0) runElementwise(device, this.op, expr, shape, out, views, this.consts);
+    } catch (e) {
+      out.dispose();
+      throw e;
+    }
+    return out;
+  }
+}
+
+function scalarValue(x: unknown, op: string): number {
+  if (typeof x === "number") return x;
+  if (typeof x === "boolean") return x ? 1 : 0;
+  if (typeof x === "bigint") return Number(x);
+  throw new TensorError(op, `expected a tensor or a number, got ${x === null ? "null" : typeof x}`);
+}
+
+export function castExpr(e: Expr, to: DType): Expr {
+  if (e.dtype === to) return e;
+  if (to === "bool") return { k: "unary", op: "nonzero", a: e, dtype: "bool" };
+  return { k: "cast", a: e, dtype: to };
+}
+
+export function commonDevice(op: string, tensors: readonly Tensor[]): Device {
+  if (tensors.length === 0) throw new TensorError(op, "needs at least one tensor operand");
+  const d = tensors[0].device;
+  for (const t of tensors) {
+    if (t.device !== d) throw new TensorError(op, `operands are on different devices (${d.id} and ${t.device.id}); move one with .to()`);
+  }
+  return d;
+}
+
+/** The dtype all operands compute in: tensors promote strongly, scalars weakly. */
+export function resultType(op: string, operands: readonly TensorLike[]): DType {
+  let dt: DType | undefined;
+  for (const x of operands) if (x instanceof Tensor) dt = dt ? promoteTypes(dt, x.dtype) : x.dtype;
+  for (const x of operands) {
+    if (x instanceof Tensor) continue;
+    if (typeof x !== "number" && typeof x !== "boolean" && typeof x !== "bigint") scalarValue(x, op);
+    if (dt) dt = promoteWithScalar(dt, x as Scalar);
+    else {
+      const c = scalarCategory(x as Scalar);
+      dt = c === 2 ? DEFAULT_FLOAT : c === 1 ? "int64" : "bool";
+    }
+  }
+  return dt ?? DEFAULT_FLOAT;
+}
+
+const COMPARE = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge"]);
+const LOGIC = new Set<BinaryOp>(["logicalAnd", "logicalOr", "logicalXor"]);
+const BOOL_OK = new Set<BinaryOp>(["add", "mul", "maximum", "minimum"]);
+
+export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
+  if (!(a instanceof Tensor) && !(b instanceof Tensor)) throw new TensorError(op, "needs at least one tensor operand");
+  const k = new KernelBuilder(op);
+  if (LOGIC.has(op)) {
+    return k.run({ k: "binary", op, a: k.operand(a, "bool"), b: k.operand(b, "bool"), dtype: "bool" });
+  }
+  let ct = resultType(op, [a, b]);
+  if (ct === "bool" && !COMPARE.has(op) && !BOOL_OK.has(op)) {
+    throw new TensorError(op, "is not supported for two bool operands; cast one to an integer dtype first");
+  }
+  if (op === "div" && !isFloat(ct)) ct = DEFAULT_FLOAT;
+  const out = COMPARE.has(op) ? "bool" : ct;
+  return k.run({ k: "binary", op, a: k.operand(a, ct), b: k.operand(b, ct), dtype: out });
+}
+
+const FLOAT_ONLY = new Set<UnaryOp>([
+  "exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "gelu", "reciprocal",
+]);
+const ROUNDING = new Set<UnaryOp>(["floor", "ceil", "round", "trunc"]);
+const PREDICATE = new Set<UnaryOp>(["isnan", "isinf", "isfinite"]);
+
+export function unary(op: UnaryOp, x: Tensor): Tensor {
+  const k = new KernelBuilder(op);
+  if (!(x instanceof Tensor)) throw new TensorError(op, "expects a tensor");
+  if (op === "logicalNot") return k.run({ k: "unary", op, a: k.operand(x, x.dtype), dtype: "bool" });
+  if (PREDICATE.has(op)) {
+    const ct = isFloat(x.dtype) ? x.dtype : DEFAULT_FLOAT;
+    return k.run({ k: "unary", op, a: k.operand(x, ct), dtype: "bool" });
+  }
+  if (FLOAT_ONLY.has(op)) {
+    const ct = isFloat(x.dtype) ? x.dtype : DEFAULT_FLOAT;
+    return k.run({ k: "unary", op, a: k.operand(x, ct), dtype: ct });
+  }
+  if (ROUNDING.has(op) && !isFloat(x.dtype)) return k.run(k.operand(x, x.dtype));
+  if (x.dtype === "bool") throw new TensorError(op, "is not supported for bool tensors; cast to an integer dtype first");
+  return k.run({ k: "unary", op, a: k.operand(x, x.dtype), dtype: x.dtype });
+}
+
+export function cast(x: Tensor, dtype: DType): Tensor {
+  const k = new KernelBuilder("cast");
+  return k.run(k.operand(x, dtype));
+}
+
+export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
+  if (lo === undefined && hi === undefined) throw new TensorError("clamp", "needs a min, a max or both");
+  const ops = [x, ...(lo === undefined ? [] : [lo]), ...(hi === undefined ? [] : [hi])];
+  const dt = resultType("clamp", ops);
+  if (dt === "bool") throw new TensorError("clamp", "is not supported for bool tensors");
+  const k = new KernelBuilder("clamp");
+  let e = k.operand(x, dt);
+  if (lo !== undefined) e = { k: "binary", op: "maximum", a: e, b: k.operand(lo, dt), dtype: dt };
+  if (hi !== undefined) e = { k: "binary", op: "minimum", a: e, b: k.operand(hi, dt), dtype: dt };
+  return k.run(e);
+}
+
+export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
+  if (!(cond instanceof Tensor)) throw new TensorError("where", "condition must be a tensor");
+  const dt = resultType("where", [a, b]);
+  const k = new KernelBuilder("where");
+  const c = k.operand(cond, "bool");
+  return k.run({ k: "where", c, a: k.operand(a, dt), b: k.operand(b, dt), dtype: dt });
+}
+
+/** start + weight * (end - start), in floating point. */
+export function lerp(start: Tensor, end: TensorLike, weight: TensorLike): Tensor {
+  const dt = resultType("lerp", [start, end, weight]);
+  if (!isFloat(dt)) throw new TensorError("lerp", `needs floating-point operands, got ${dt}`);
+  const k = new KernelBuilder("lerp");
+  const s = k.operand(start, dt), e = k.operand(end, dt), w = k.operand(weight, dt);
+  const diff: Expr = { k: "binary", op: "sub", a: e, b: s, dtype: dt };
+  const scaled: Expr = { k: "binary", op: "mul", a: w, b: diff, dtype: dt };
+  return k.run({ k: "binary", op: "add", a: s, b: scaled, dtype: dt });
+}
+
+/** A tensor of `shape` filled from an expression of the output index and constants. */
+export function generate(device: Device, op: string, dtype: DType, shape: readonly number[], build: (k: { index: Expr; constant(v: number, dt: DType): Expr }) => Expr): Tensor {
+  const consts: number[] = [];
+  const index: Expr = { k: "index", dtype: "float64" };
+  const expr = castExpr(build({ index, constant: (v, dt) => (consts.push(v), { k: "const", index: consts.length - 1, dtype: dt }) }), dtype);
+  const out = allocTensor(device, dtype, shape, op);
+  try {
+    if (out.numel > 0) runElementwise(device, op, expr, shape, out, [], consts);
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
+}
+
+/** Copies src into dst (same shape, any dtypes), e.g. for contiguous() and cat(). */
+export function copyInto(dst: Tensor, src: Tensor, op: string): void {
+  if (dst.shape.length !== src.shape.length || dst.shape.some((d, i) => d !== src.shape[i])) {
+    throw new TensorError(op, `cannot copy ${fmtShape(src.shape)} into ${fmtShape(dst.shape)}`);
+  }
+  commonDevice(op, [dst, src]);
+  if (dst.numel === 0) return;
+  const expr = castExpr({ k: "load", input: 0, dtype: src.dtype }, dst.dtype);
+  runElementwise(dst.device, op, expr, dst.shape, dst, [src], []);
+}

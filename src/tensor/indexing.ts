@@ -1,0 +1,256 @@
+/**
+ * Indexing ops over the native templates "gather", "scatter", "index_put", "index_get",
+ * "nonzero" and "masked_select" (block layouts: native/src/backends/cpu/kernels.h).
+ * Index tensors are int32 or int64; the kernels normalize each index as int64 by the mode
+ * (error: negative counts from the end, outside [-size, size) fails; clamp; wrap).
+ * Writes are out of place: the input is cloned and the template writes into the clone.
+ * Decisions: scatter/indexPut convert src/values to the input's dtype (PyTorch requires
+ * equal dtypes); bool index tensors are rejected (use maskedSelect / maskedFill).
+ */
+import { TensorError } from "../runtime/errors.ts";
+import { check, native } from "../runtime/native.ts";
+import type { Device } from "../runtime/device.ts";
+import { runTemplate } from "../kernels/launch.ts";
+import { type DType, DTYPES } from "./dtype.ts";
+import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK, normalizeAxis, sameShape, type Shape } from "./shape.ts";
+import { allocTensor, type IndexMode, Tensor, type TensorLike } from "./tensor.ts";
+import { commonDevice, generate } from "./elementwise.ts";
+import { clone } from "./movement.ts";
+
+const MODES: Record<IndexMode, number> = { error: 0, clamp: 1, wrap: 2 };
+const REDUCE = { add: 1, max: 2, min: 3 } as const;
+
+function modeCode(mode: IndexMode, op: string): number {
+  const m = MODES[mode];
+  if (m === undefined) throw new TensorError(op, `mode must be "error", "clamp" or "wrap", got ${JSON.stringify(mode)}`);
+  return m;
+}
+
+function checkTensor(x: unknown, what: string, op: string): Tensor {
+  if (!(x instanceof Tensor)) throw new TensorError(op, `${what} must be a tensor, got ${x === null ? "null" : typeof x}`);
+  return x;
+}
+
+function checkIndex(x: unknown, op: string, what = "index"): Tensor {
+  const t = checkTensor(x, what, op);
+  if (t.dtype !== "int32" && t.dtype !== "int64") {
+    throw new TensorError(op, `${what} must be int32 or int64, got ${t.dtype}${t.dtype === "bool" ? " (use maskedSelect or maskedFill for masks)" : ""}`);
+  }
+  return t;
+}
+
+/** Runs fn on a fresh output, disposing it if fn throws. */
+function fill(out: Tensor, fn: (out: Tensor) => void): Tensor {
+  try {
+    fn(out);
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
+}
+
+/** A 0-d tensor holding a JS scalar in `dtype` on `device`. */
+function scalarTensor(device: Device, value: TensorLike, dtype: DType, op: string): Tensor {
+  const v = typeof value === "boolean" ? (value ? 1 : 0) : typeof value === "bigint" ? Number(value) : value;
+  if (typeof v !== "number") throw new TensorError(op, `expected a tensor or a number, got ${typeof value}`);
+  return generate(device, op, dtype, [], (k) => k.constant(v, dtype));
+}
+
+// ----- gather / indexSelect / scatter
+
+function axisSize(t: Tensor, a: number): number {
+  return t.ndim === 0 ? 1 : t.shape[a];
+}
+
+function runGather(t: Tensor, a: number, index: Tensor, idxStrides: readonly number[], shape: Shape, mode: number, op: string): Tensor {
+  return fill(allocTensor(t.device, t.dtype, shape, op), (out) => {
+    if (out.numel === 0) return;
+    runTemplate(t.device, "gather", op, (b) =>
+      b.push(shape.length).pad8(shape, 1).push(a, axisSize(t, a), mode).view(t).view(index, idxStrides).view(out));
+  });
+}
+
+export function gather(t: Tensor, axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
+  const op = "gather";
+  checkTensor(t, "input", op);
+  checkIndex(index, op);
+  commonDevice(op, [t, index]);
+  const m = modeCode(mode, op);
+  const a = normalizeAxis(axis, t.ndim, op);
+  if (index.ndim !== t.ndim) {
+    throw new TensorError(op, `index ${fmtShape(index.shape)} must have as many dims as the input ${fmtShape(t.shape)}`);
+  }
+  for (let d = 0; d < t.ndim; d++) {
+    if (d !== a && index.shape[d] > t.shape[d]) {
+      throw new TensorError(op, `index ${fmtShape(index.shape)} is larger than the input ${fmtShape(t.shape)} in dim ${d} (axis is ${a})`);
+    }
+  }
+  return runGather(t, a, index, index.strides, index.shape, m, op);
+}
+
+export function indexSelect(t: Tensor, axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
+  const op = "indexSelect";
+  checkTensor(t, "input", op);
+  checkIndex(index, op);
+  commonDevice(op, [t, index]);
+  const m = modeCode(mode, op);
+  const a = normalizeAxis(axis, t.ndim, op);
+  if (index.ndim > 1) throw new TensorError(op, `index must be 1-D, got shape ${fmtShape(index.shape)}`);
+  const len = index.ndim === 0 ? 1 : index.shape[0];
+  if (t.ndim === 0) {
+    const shape = index.ndim === 0 ? [] : [len];
+    return runGather(t, 0, index, index.ndim === 0 ? [0] : [index.strides[0]], shape, m, op);
+  }
+  const shape = t.shape.map((d, i) => (i === a ? len : d));
+  const idxStrides = t.shape.map((_, i) => (i === a && index.ndim === 1 ? index.strides[0] : 0));
+  return runGather(t, a, index, idxStrides, shape, m, op);
+}
+
+export function scatter(
+  t: Tensor,
+  axis: number,
+  index: Tensor,
+  src: TensorLike,
+  reduce: "add" | "max" | "min" | undefined,
+  mode: IndexMode = "error",
+): Tensor {
+  const op = reduce ? `scatter(${reduce})` : "scatter";
+  checkTensor(t, "input", op);
+  checkIndex(index, op);
+  const m = modeCode(mode, op);
+  const r = reduce === undefined ? 0 : REDUCE[reduce];
+  if (r === undefined) throw new TensorError(op, `reduce must be "add", "max", "min" or undefined, got ${JSON.stringify(reduce)}`);
+  const a = normalizeAxis(axis, t.ndim, op);
+  if (index.ndim !== t.ndim) {
+    throw new TensorError(op, `index ${fmtShape(index.shape)} must have as many dims as the input ${fmtShape(t.shape)}`);
+  }
+  for (let d = 0; d < t.ndim; d++) {
+    if (d !== a && index.shape[d] > t.shape[d]) {
+      throw new TensorError(op, `index ${fmtShape(index.shape)} is larger than the input ${fmtShape(t.shape)} in dim ${d} (axis is ${a})`);
+    }
+  }
+  if (src instanceof Tensor) {
+    commonDevice(op, [t, index, src]);
+    if (src.ndim !== index.ndim || index.shape.some((d, i) => d > src.shape[i])) {
+      throw new TensorError(op, `index ${fmtShape(index.shape)} must not be larger than src ${fmtShape(src.shape)} in any dim (and both need ${t.ndim} dims)`);
+    }
+  } else commonDevice(op, [t, index]);
+  using scalar = src instanceof Tensor ? undefined : scalarTensor(t.device, src, t.dtype, op);
+  const s = src instanceof Tensor ? src : scalar!;
+  const srcStrides = src instanceof Tensor ? src.strides : index.shape.map(() => 0);
+  return fill(clone(t), (out) => {
+    if (index.numel === 0) return;
+    runTemplate(t.device, "scatter", op, (b) =>
+      b.push(index.ndim).pad8(index.shape, 1).push(a, axisSize(t, a), m, r).view(out).view(index).view(s, srcStrides));
+  });
+}
+
+// ----- indexPut / indexGet
+
+interface IndexPlan {
+  k: number;
+  bshape: number[];
+  rest: number[];
+  idxStrides: number[][];
+}
+
+function planIndices(t: Tensor, indices: readonly Tensor[], op: string): IndexPlan {
+  if (!Array.isArray(indices)) throw new TensorError(op, "indices must be an array of index tensors");
+  const k = indices.length;
+  if (k === 0) throw new TensorError(op, "needs at least one index tensor");
+  if (k > t.ndim) throw new TensorError(op, `${k} index tensors are too many for a tensor of shape ${fmtShape(t.shape)}`);
+  indices.forEach((x, i) => checkIndex(x, op, `indices[${i}]`));
+  commonDevice(op, [t, ...indices]);
+  const bshape = broadcastShapes(op, ...indices.map((x) => x.shape));
+  if (bshape.length > MAX_RANK) throw new TensorError(op, `indices broadcast to rank ${bshape.length}, above ${MAX_RANK}`);
+  const rest = t.shape.slice(k);
+  return { k, bshape, rest, idxStrides: indices.map((x) => broadcastStrides(x.shape, x.strides, bshape)) };
+}
+
+/** The shared index_put / index_get block: `src` indexed, `vals` over B + rest. */
+function runIndexKernel(kind: "index_put" | "index_get", op: string, t: Tensor, indices: readonly Tensor[], p: IndexPlan, vals: Tensor, valStrides: readonly number[], mode: number, accumulate: boolean): void {
+  const br = p.bshape.length;
+  runTemplate(t.device, kind, op, (b) => {
+    b.push(p.k, br).pad8(p.bshape, 1).push(p.rest.length).pad8(p.rest, 1).push(mode, accumulate ? 1 : 0);
+    b.pad8(t.shape.slice(0, p.k), 1).view(t, t.strides.slice(0, p.k)).pad8(t.strides.slice(p.k), 0);
+    indices.forEach((x, i) => b.view(x, p.idxStrides[i]));
+    b.view(vals, valStrides.slice(0, br)).pad8(valStrides.slice(br), 0);
+  });
+}
+
+export function indexPut(t: Tensor, indices: readonly Tensor[], values: TensorLike, accumulate = false, mode: IndexMode = "error"): Tensor {
+  const op = accumulate ? "indexPut(accumulate)" : "indexPut";
+  checkTensor(t, "input", op);
+  const m = modeCode(mode, op);
+  const p = planIndices(t, indices, op);
+  const target = [...p.bshape, ...p.rest];
+  let valStrides: number[];
+  if (values instanceof Tensor) {
+    commonDevice(op, [t, values]);
+    const bs = broadcastShapes(op, values.shape, target);
+    if (!sameShape(bs, target)) {
+      throw new TensorError(op, `values ${fmtShape(values.shape)} cannot be broadcast to the indexed shape ${fmtShape(target)}`);
+    }
+    valStrides = broadcastStrides(values.shape, values.strides, target);
+  } else valStrides = target.map(() => 0);
+  using scalar = values instanceof Tensor ? undefined : scalarTensor(t.device, values, t.dtype, op);
+  const vals = values instanceof Tensor ? values : scalar!;
+  return fill(clone(t), (out) => {
+    if (target.some((d, i) => d === 0 && i < p.bshape.length)) return;
+    runIndexKernel("index_put", op, out, indices, p, vals, valStrides, m, accumulate);
+  });
+}
+
+export function indexGet(t: Tensor, indices: readonly Tensor[], mode: IndexMode = "error"): Tensor {
+  const op = "index";
+  checkTensor(t, "input", op);
+  const m = modeCode(mode, op);
+  const p = planIndices(t, indices, op);
+  const shape = [...p.bshape, ...p.rest];
+  if (shape.length > MAX_RANK) throw new TensorError(op, `result shape ${fmtShape(shape)} exceeds rank ${MAX_RANK}`);
+  return fill(allocTensor(t.device, t.dtype, shape, op), (out) => {
+    if (p.bshape.some((d) => d === 0)) return;
+    runIndexKernel("index_get", op, t, indices, p, out, contiguousStrides(shape), m, false);
+  });
+}
+
+// ----- counting, maskedSelect, nonzero
+
+/** Number of nonzero elements of t viewed with `strides` over `shape` (reduce template, op 11). */
+function countNonzero(t: Tensor, shape: Shape, strides: readonly number[], op: string): number {
+  if (shape.some((d) => d === 0)) return 0;
+  using out = allocTensor(t.device, "int64", [], op);
+  runTemplate(t.device, "reduce", op, (b) =>
+    b.push(11, 0, 0).pad8([], 1).push(shape.length).pad8(shape, 1).view(t, []).pad8(strides, 0).view(out, []));
+  const host = new BigInt64Array(1);
+  check(native.pt_buffer_read(t.device.queue, out.buf, out.offset * DTYPES.int64.size, host, 8), op);
+  return Number(host[0]);
+}
+
+export function maskedSelect(t: Tensor, mask: Tensor): Tensor {
+  const op = "maskedSelect";
+  checkTensor(t, "input", op);
+  checkTensor(mask, "mask", op);
+  if (mask.dtype !== "bool") throw new TensorError(op, `mask must be bool, got ${mask.dtype} (compare it, e.g. mask.ne(0))`);
+  const device = commonDevice(op, [t, mask]);
+  const shape = broadcastShapes(op, t.shape, mask.shape);
+  const inStrides = broadcastStrides(t.shape, t.strides, shape);
+  const maskStrides = broadcastStrides(mask.shape, mask.strides, shape);
+  const count = countNonzero(mask, shape, maskStrides, op);
+  return fill(allocTensor(device, t.dtype, [count], op), (out) => {
+    if (count === 0) return;
+    runTemplate(device, "masked_select", op, (b) =>
+      b.push(shape.length).pad8(shape, 1).view(t, inStrides).view(mask, maskStrides).view(out, [1]).push(count));
+  });
+}
+
+export function nonzero(t: Tensor): Tensor {
+  const op = "nonzero";
+  checkTensor(t, "input", op);
+  const count = countNonzero(t, t.shape, t.strides, op);
+  return fill(allocTensor(t.device, "int64", [count, t.ndim], op), (out) => {
+    if (count === 0 || t.ndim === 0) return;
+    runTemplate(t.device, "nonzero", op, (b) => b.push(t.ndim).pad8(t.shape, 1).view(t).buffer(out.buf).push(count));
+  });
+}

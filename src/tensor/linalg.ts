@@ -1,0 +1,96 @@
+/**
+ * matmul and dot with torch.matmul's shape rules over the native "matmul" template
+ * (kernels.h). 1-D operands are promoted by a virtual unsqueeze (a stride, not a view) and
+ * the added dim is dropped from the result; batch dims broadcast by giving the template
+ * zero strides. The kernel computes in f32, f64, i32 or i64: float16/bfloat16 operands
+ * run in float32 and uint8 in int32, and the result is cast back to the promoted dtype.
+ */
+import { TensorError } from "../runtime/errors.ts";
+import { runTemplate } from "../kernels/launch.ts";
+import { type DType, promoteTypes } from "./dtype.ts";
+import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK } from "./shape.ts";
+import { allocTensor, Tensor } from "./tensor.ts";
+import { cast, commonDevice, generate } from "./elementwise.ts";
+
+const KERNEL_DTYPE: Record<DType, DType | undefined> = {
+  float32: "float32",
+  float64: "float64",
+  int32: "int32",
+  int64: "int64",
+  float16: "float32",
+  bfloat16: "float32",
+  uint8: "int32",
+  bool: undefined,
+};
+
+function operandDType(a: Tensor, b: Tensor, op: string): DType {
+  for (const [x, name] of [[a, "first"], [b, "second"]] as const) {
+    if (!(x instanceof Tensor)) throw new TensorError(op, `the ${name} operand must be a tensor, got ${x === null ? "null" : typeof x}`);
+  }
+  commonDevice(op, [a, b]);
+  const dt = promoteTypes(a.dtype, b.dtype);
+  if (dt === "bool") throw new TensorError(op, `is not supported for bool operands (${a.dtype} and ${b.dtype}); cast to a numeric dtype first`);
+  return dt;
+}
+
+export function matmul(a: Tensor, b: Tensor): Tensor {
+  const op = "matmul";
+  const dt = operandDType(a, b, op);
+  const shapes = `${fmtShape(a.shape)} @ ${fmtShape(b.shape)}`;
+  if (a.ndim === 0 || b.ndim === 0) throw new TensorError(op, `both operands need at least 1 dim, got ${shapes}`);
+  const M = a.ndim === 1 ? 1 : a.shape[a.ndim - 2];
+  const K = a.shape[a.ndim - 1];
+  const Kb = b.ndim === 1 ? b.shape[0] : b.shape[b.ndim - 2];
+  const N = b.ndim === 1 ? 1 : b.shape[b.ndim - 1];
+  if (K !== Kb) throw new TensorError(op, `inner dimensions differ: ${shapes} (${K} vs ${Kb})`);
+  const aBatch = a.shape.slice(0, Math.max(0, a.ndim - 2));
+  const bBatch = b.shape.slice(0, Math.max(0, b.ndim - 2));
+  let batch: number[];
+  try {
+    batch = broadcastShapes(op, aBatch, bBatch);
+  } catch {
+    throw new TensorError(op, `batch dims ${fmtShape(aBatch)} and ${fmtShape(bBatch)} of ${shapes} cannot be broadcast together`);
+  }
+  if (batch.length + 2 > MAX_RANK) throw new TensorError(op, `result rank ${batch.length + 2} exceeds ${MAX_RANK} for ${shapes}`);
+  const shape = [...batch, ...(a.ndim > 1 ? [M] : []), ...(b.ndim > 1 ? [N] : [])];
+  const device = a.device;
+  if (K === 0) return generate(device, op, dt, shape, (k) => k.constant(0, dt));
+
+  const kdt = KERNEL_DTYPE[dt]!;
+  using ac = a.dtype === kdt ? undefined : cast(a, kdt);
+  using bc = b.dtype === kdt ? undefined : cast(b, kdt);
+  const A = ac ?? a, B = bc ?? b;
+  const out = allocTensor(device, kdt, shape, op);
+  try {
+    if (out.numel > 0) {
+      const aRow = A.ndim === 1 ? 0 : A.strides[A.ndim - 2], aCol = A.strides[A.ndim - 1];
+      const bRow = B.ndim === 1 ? B.strides[0] : B.strides[B.ndim - 2], bCol = B.ndim === 1 ? 0 : B.strides[B.ndim - 1];
+      const aBatchStrides = broadcastStrides(aBatch, A.strides.slice(0, aBatch.length), batch);
+      const bBatchStrides = broadcastStrides(bBatch, B.strides.slice(0, bBatch.length), batch);
+      const cStrides = contiguousStrides([...batch, M, N]);
+      const cBatch = cStrides.slice(0, batch.length);
+      runTemplate(device, "matmul", op, (blk) => {
+        blk.push(batch.length).pad8(batch, 1).push(M, N, K);
+        blk.view(A, aBatchStrides).push(aRow, aCol);
+        blk.view(B, bBatchStrides).push(bRow, bCol);
+        blk.view(out, cBatch).push(N, 1);
+      });
+    }
+    if (kdt === dt) return out;
+    const back = cast(out, dt);
+    out.dispose();
+    return back;
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+}
+
+/** The inner product of two 1-D tensors of one length, as a 0-d tensor. */
+export function dot(a: Tensor, b: Tensor): Tensor {
+  const op = "dot";
+  operandDType(a, b, op);
+  if (a.ndim !== 1 || b.ndim !== 1) throw new TensorError(op, `needs two 1-D tensors, got ${fmtShape(a.shape)} and ${fmtShape(b.shape)}`);
+  if (a.shape[0] !== b.shape[0]) throw new TensorError(op, `lengths differ: ${fmtShape(a.shape)} and ${fmtShape(b.shape)}`);
+  return matmul(a, b);
+}

@@ -1,0 +1,221 @@
+/**
+ * Movement ops. reshape/view/permute/transpose/expand/squeeze/unsqueeze/flatten/slice/
+ * narrow return views that share the buffer (each holds its own reference); contiguous,
+ * clone, flip, cat and stack copy with the elementwise copy kernel.
+ */
+import { TensorError } from "../runtime/errors.ts";
+import { allocTensor, Tensor, viewOf } from "./tensor.ts";
+import { checkShape, contiguousStrides, fmtShape, MAX_RANK, normalizeAxes, normalizeAxis, numel, type Shape } from "./shape.ts";
+import { commonDevice, copyInto } from "./elementwise.ts";
+import { promoteTypes } from "./dtype.ts";
+
+export function axisOf(t: Tensor, axis: number, op: string): number {
+  return normalizeAxis(axis, t.ndim, op);
+}
+
+function inferShape(t: Tensor, shape: readonly number[], op: string): number[] {
+  const out = [...shape];
+  const neg = out.findIndex((d) => d === -1);
+  if (neg >= 0) {
+    if (out.indexOf(-1, neg + 1) >= 0) throw new TensorError(op, `only one size may be -1 in ${fmtShape(shape)}`);
+    out[neg] = 1;
+    const known = numel(checkShape(out, op));
+    if (known === 0 || t.numel % known !== 0) throw new TensorError(op, `cannot infer -1 in ${fmtShape(shape)} for ${t.numel} elements`);
+    out[neg] = t.numel / known;
+  }
+  checkShape(out, op);
+  if (numel(out) !== t.numel) throw new TensorError(op, `shape ${fmtShape(shape)} is invalid for a tensor of shape ${fmtShape(t.shape)} (${t.numel} elements)`);
+  return out;
+}
+
+/** Strides that view t's elements as `shape` without a copy, or undefined (PyTorch's computeStride). */
+function viewStrides(t: Tensor, shape: readonly number[]): number[] | undefined {
+  if (t.numel === 0 || t.isContiguous) return contiguousStrides(shape);
+  const old = t.shape, os = t.strides, ns = new Array<number>(shape.length);
+  let viewD = shape.length - 1, chunk = os[old.length - 1] ?? 1, tensorNumel = 1, viewNumel = 1;
+  for (let d = old.length - 1; d >= 0; d--) {
+    tensorNumel *= old[d];
+    if (d === 0 || (old[d - 1] !== 1 && os[d - 1] !== tensorNumel * chunk)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || shape[viewD] === 1)) {
+        ns[viewD] = viewNumel * chunk;
+        viewNumel *= shape[viewD];
+        viewD--;
+      }
+      if (viewNumel !== tensorNumel) return undefined;
+      if (d > 0) {
+        chunk = os[d - 1];
+        tensorNumel = 1;
+        viewNumel = 1;
+      }
+    }
+  }
+  return viewD === -1 ? ns : undefined;
+}
+
+export function view(t: Tensor, shape: readonly number[]): Tensor {
+  const s = inferShape(t, shape, "view");
+  const strides = viewStrides(t, s);
+  if (!strides) throw new TensorError("view", `a ${fmtShape(t.shape)} tensor with strides ${fmtShape(t.strides)} cannot be viewed as ${fmtShape(s)}; use reshape()`);
+  return viewOf(t, s, strides, t.offset, "view");
+}
+
+export function reshape(t: Tensor, shape: readonly number[]): Tensor {
+  const s = inferShape(t, shape, "reshape");
+  const strides = viewStrides(t, s);
+  if (strides) return viewOf(t, s, strides, t.offset, "reshape");
+  using c = contiguous(t);
+  return viewOf(c, s, contiguousStrides(s), c.offset, "reshape");
+}
+
+export function permute(t: Tensor, axes: readonly number[]): Tensor {
+  if (axes.length !== t.ndim) throw new TensorError("permute", `got ${axes.length} axes for a tensor of rank ${t.ndim}`);
+  const p = axes.map((a) => normalizeAxis(a, t.ndim, "permute"));
+  if (new Set(p).size !== p.length) throw new TensorError("permute", `axes [${axes.join(", ")}] repeat an axis`);
+  return viewOf(t, p.map((a) => t.shape[a]), p.map((a) => t.strides[a]), t.offset, "permute");
+}
+
+export function transpose(t: Tensor, a: number, b: number): Tensor {
+  if (t.ndim < 2 && a === -2 && b === -1) return viewOf(t, t.shape, t.strides, t.offset, "transpose");
+  const p = [...Array(t.ndim).keys()];
+  const x = normalizeAxis(a, t.ndim, "transpose"), y = normalizeAxis(b, t.ndim, "transpose");
+  [p[x], p[y]] = [p[y], p[x]];
+  return permute(t, p);
+}
+
+export function expand(t: Tensor, shape: readonly number[]): Tensor {
+  if (shape.length < t.ndim) throw new TensorError("expand", `cannot expand ${fmtShape(t.shape)} to fewer dims ${fmtShape(shape)}`);
+  if (shape.length > MAX_RANK) throw new TensorError("expand", `rank ${shape.length} exceeds ${MAX_RANK}`);
+  const lead = shape.length - t.ndim;
+  const outShape: number[] = [], strides: number[] = [];
+  for (let i = 0; i < shape.length; i++) {
+    const src = i - lead, want = shape[i];
+    const have = src >= 0 ? t.shape[src] : 1;
+    const size = want === -1 ? have : want;
+    if (!Number.isInteger(size) || size < 0 || (have !== 1 && have !== size) || (src < 0 && want === -1)) {
+      throw new TensorError("expand", `cannot expand ${fmtShape(t.shape)} to ${fmtShape(shape)} (dim ${i}: ${have} to ${want})`);
+    }
+    outShape.push(size);
+    strides.push(src >= 0 && have === size ? t.strides[src] : 0);
+  }
+  return viewOf(t, outShape, strides, t.offset, "expand");
+}
+
+export function squeeze(t: Tensor, axis?: number | readonly number[]): Tensor {
+  const drop = new Set(axis === undefined ? t.shape.flatMap((d, i) => (d === 1 ? [i] : [])) : normalizeAxes(axis, t.ndim, "squeeze").filter((a) => t.shape[a] === 1));
+  const keep = [...t.shape.keys()].filter((i) => !drop.has(i));
+  return viewOf(t, keep.map((i) => t.shape[i]), keep.map((i) => t.strides[i]), t.offset, "squeeze");
+}
+
+export function unsqueeze(t: Tensor, axis: number): Tensor {
+  const a = normalizeAxis(axis, t.ndim + 1, "unsqueeze");
+  if (t.ndim + 1 > MAX_RANK) throw new TensorError("unsqueeze", `rank ${t.ndim + 1} exceeds ${MAX_RANK}`);
+  const shape = [...t.shape], strides = [...t.strides];
+  shape.splice(a, 0, 1);
+  strides.splice(a, 0, a < t.ndim ? t.strides[a] * t.shape[a] : 1);
+  return viewOf(t, shape, strides, t.offset, "unsqueeze");
+}
+
+export function flatten(t: Tensor, start: number, end: number): Tensor {
+  if (t.ndim === 0) return reshape(t, [1]);
+  const s = normalizeAxis(start, t.ndim, "flatten"), e = normalizeAxis(end, t.ndim, "flatten");
+  if (s > e) throw new TensorError("flatten", `start axis ${start} comes after end axis ${end}`);
+  const shape = [...t.shape.slice(0, s), numel(t.shape.slice(s, e + 1)), ...t.shape.slice(e + 1)];
+  return reshape(t, shape);
+}
+
+export function slice(t: Tensor, axis: number, start: number, end: number | undefined, step: number): Tensor {
+  const a = axisOf(t, axis, "slice");
+  if (!Number.isInteger(step) || step <= 0) throw new TensorError("slice", `step must be a positive integer, got ${step}`);
+  const n = t.shape[a];
+  const clampIdx = (i: number) => Math.min(Math.max(i < 0 ? i + n : i, 0), n);
+  const s = clampIdx(start), e = clampIdx(end ?? n);
+  const len = e > s ? Math.ceil((e - s) / step) : 0;
+  const shape = [...t.shape], strides = [...t.strides];
+  shape[a] = len;
+  strides[a] = t.strides[a] * step;
+  return viewOf(t, shape, strides, t.offset + s * t.strides[a], "slice");
+}
+
+export function narrow(t: Tensor, axis: number, start: number, length: number): Tensor {
+  const a = axisOf(t, axis, "narrow");
+  const n = t.shape[a], s = start < 0 ? start + n : start;
+  if (!Number.isInteger(length) || length < 0 || s < 0 || s + length > n) {
+    throw new TensorError("narrow", `start ${start} and length ${length} exceed axis ${a} of size ${n}`);
+  }
+  return slice(t, a, s, s + length, 1);
+}
+
+export function contiguous(t: Tensor): Tensor {
+  if (t.isContiguous) return viewOf(t, t.shape, t.strides, t.offset, "contiguous");
+  return clone(t);
+}
+
+export function clone(t: Tensor): Tensor {
+  const out = allocTensor(t.device, t.dtype, t.shape, "clone");
+  try {
+    copyInto(out, t, "clone");
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
+}
+
+export function flip(t: Tensor, axes: number | readonly number[]): Tensor {
+  const list = normalizeAxes(axes, t.ndim, "flip");
+  const strides = [...t.strides];
+  let offset = t.offset;
+  for (const a of list) {
+    if (t.shape[a] > 0) offset += (t.shape[a] - 1) * t.strides[a];
+    strides[a] = -t.strides[a];
+  }
+  // A negative-stride view exists only for this copy; tensors never expose one.
+  using reversed = viewOf(t, t.shape, strides, offset, "flip");
+  return clone(reversed);
+}
+
+export function cat(tensors: readonly Tensor[], axis = 0): Tensor {
+  if (tensors.length === 0) throw new TensorError("cat", "needs at least one tensor");
+  const device = commonDevice("cat", tensors);
+  const first = tensors[0];
+  const a = normalizeAxis(axis, first.ndim, "cat");
+  let dtype = first.dtype, total = 0;
+  for (const t of tensors) {
+    if (t.ndim !== first.ndim || t.shape.some((d, i) => i !== a && d !== first.shape[i])) {
+      throw new TensorError("cat", `shapes ${tensors.map((x) => fmtShape(x.shape)).join(", ")} differ outside axis ${a}`);
+    }
+    dtype = promoteTypes(dtype, t.dtype);
+    total += t.shape[a];
+  }
+  const shape: Shape = first.shape.map((d, i) => (i === a ? total : d));
+  const out = allocTensor(device, dtype, shape, "cat");
+  try {
+    let at = 0;
+    for (const t of tensors) {
+      using part = narrow(out, a, at, t.shape[a]);
+      copyInto(part, t, "cat");
+      at += t.shape[a];
+    }
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
+}
+
+export function stack(tensors: readonly Tensor[], axis = 0): Tensor {
+  if (tensors.length === 0) throw new TensorError("stack", "needs at least one tensor");
+  const first = tensors[0];
+  for (const t of tensors) {
+    if (t.ndim !== first.ndim || t.shape.some((d, i) => d !== first.shape[i])) {
+      throw new TensorError("stack", `all tensors need one shape, got ${tensors.map((x) => fmtShape(x.shape)).join(", ")}`);
+    }
+  }
+  const a = normalizeAxis(axis, first.ndim + 1, "stack");
+  const parts = tensors.map((t) => unsqueeze(t, a));
+  try {
+    return cat(parts, a);
+  } finally {
+    for (const p of parts) p.dispose();
+  }
+}

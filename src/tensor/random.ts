@@ -1,0 +1,124 @@
+/**
+ * Random tensors from the native "philox" template (kernels.h): element i of a call is
+ * Philox4x32-10 of counter (offset + i) under key (seed lo, seed hi), so a given seed and
+ * sequence of calls gives the same numbers on every backend and thread count.
+ * One generator per process: { seed, offset }. Each call draws counters offset ..
+ * offset + n - 1 and then advances offset by n. manualSeed() sets the seed and resets the
+ * offset to 0; setOffset() moves the offset (e.g. to replay a call).
+ */
+import { TensorError } from "../runtime/errors.ts";
+import { device as resolveDevice, type Device } from "../runtime/device.ts";
+import { runTemplate } from "../kernels/launch.ts";
+import { checkDType, type DType, isFloat } from "./dtype.ts";
+import { checkShape, fmtShape, numel } from "./shape.ts";
+import { allocTensor, type Tensor } from "./tensor.ts";
+
+export interface RandomOptions {
+  dtype?: DType;
+  device?: string | Device;
+}
+
+/** PyTorch's default seed. */
+const DEFAULT_SEED = 67280421310721n;
+const MAX_OFFSET = 2 ** 53;
+
+const state = { seed: DEFAULT_SEED, offset: 0 };
+
+/** Seeds the process's generator (any integer; taken modulo 2^64) and resets its offset. */
+export function manualSeed(seed: number | bigint): void {
+  if (typeof seed === "number" && !Number.isSafeInteger(seed)) {
+    throw new TensorError("manualSeed", `seed must be a safe integer or a bigint, got ${seed}`);
+  }
+  if (typeof seed !== "number" && typeof seed !== "bigint") {
+    throw new TensorError("manualSeed", `seed must be a number or a bigint, got ${typeof seed}`);
+  }
+  state.seed = BigInt.asUintN(64, BigInt(seed));
+  state.offset = 0;
+}
+
+/** The current seed, as an unsigned 64-bit bigint. */
+export function getSeed(): bigint {
+  return state.seed;
+}
+
+/** The next Philox counter the generator will use. */
+export function getOffset(): number {
+  return state.offset;
+}
+
+export function setOffset(offset: number): void {
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new TensorError("setOffset", `offset must be an integer in [0, 2^53), got ${offset}`);
+  }
+  state.offset = offset;
+}
+
+/** Reserves n counters: returns the first and advances the offset. */
+function take(n: number, op: string): number {
+  const at = state.offset;
+  if (at + n > MAX_OFFSET) {
+    throw new TensorError(op, `the generator's offset ${at} + ${n} passes 2^53; call manualSeed() or setOffset() to restart it`);
+  }
+  state.offset = at + n;
+  return at;
+}
+
+function toShape(shape: number | readonly number[], op: string): number[] {
+  return checkShape(typeof shape === "number" ? [shape] : shape, op);
+}
+
+function fill(op: string, dist: 0 | 1 | 2, shape: number[], dtype: DType, dev: Device, a: number, b: number): Tensor {
+  const out = allocTensor(dev, dtype, shape, op);
+  try {
+    const n = numel(shape);
+    if (n > 0) {
+      const offset = take(n, op);
+      const lo = Number(state.seed & 0xffffffffn), hi = Number(state.seed >> 32n);
+      runTemplate(dev, "philox", op, (blk) => blk.push(dist, lo, hi, offset, a, b).view(out, [1]).push(n));
+    }
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
+}
+
+function floatDType(opts: RandomOptions, op: string): DType {
+  const dt = opts.dtype === undefined ? "float32" : checkDType(opts.dtype, op);
+  if (!isFloat(dt)) throw new TensorError(op, `needs a floating-point dtype, got ${dt}`);
+  return dt;
+}
+
+/** Uniform samples in [0, 1). */
+export function rand(shape: number | readonly number[], opts: RandomOptions = {}): Tensor {
+  const s = toShape(shape, "rand");
+  return fill("rand", 0, s, floatDType(opts, "rand"), resolveDevice(opts.device), 0, 1);
+}
+
+/** Standard normal samples (Box-Muller over Philox). */
+export function randn(shape: number | readonly number[], opts: RandomOptions = {}): Tensor {
+  const s = toShape(shape, "randn");
+  return fill("randn", 1, s, floatDType(opts, "randn"), resolveDevice(opts.device), 0, 1);
+}
+
+const INT_RANGE: Partial<Record<DType, [number, number]>> = {
+  int32: [-(2 ** 31), 2 ** 31],
+  uint8: [0, 256],
+  bool: [0, 2],
+};
+
+/** Integers uniform in [low, high). */
+export function randint(low: number | bigint, high: number | bigint, shape: number | readonly number[], opts: RandomOptions = {}): Tensor {
+  const op = "randint";
+  const s = toShape(shape, op);
+  const dt = opts.dtype === undefined ? "int64" : checkDType(opts.dtype, op);
+  const lo = Number(low), hi = Number(high);
+  if (!Number.isInteger(lo) || !Number.isInteger(hi)) throw new TensorError(op, `bounds must be integers, got [${low}, ${high})`);
+  if (!(lo < hi)) throw new TensorError(op, `range [${low}, ${high}) is empty (need low < high) for shape ${fmtShape(s)}`);
+  if (Math.abs(lo) > 2 ** 53 || Math.abs(hi) > 2 ** 53) throw new TensorError(op, `bounds [${low}, ${high}) must lie within +-2^53`);
+  const range = INT_RANGE[dt];
+  if (range && (lo < range[0] || hi > range[1])) {
+    throw new TensorError(op, `range [${low}, ${high}) does not fit ${dt} (whose values lie in [${range[0]}, ${range[1]}))`);
+  }
+  return fill(op, 2, s, dt, resolveDevice(opts.device), lo, hi);
+}

@@ -1,0 +1,81 @@
+/**
+ * Reductions over any axes (with keepdim) and scans along one axis, through the "reduce"
+ * and "scan" templates. The input is described as outer (kept) dims and inner (reduced)
+ * dims with their own strides, so strided and permuted inputs need no copy.
+ */
+import { TensorError } from "../runtime/errors.ts";
+import { runTemplate } from "../kernels/launch.ts";
+import { DEFAULT_FLOAT, type DType, isFloat } from "./dtype.ts";
+import { contiguousStrides, fmtShape, normalizeAxes, normalizeAxis, numel } from "./shape.ts";
+import { allocTensor, type Tensor } from "./tensor.ts";
+
+const REDUCE_OPS = {
+  sum: 0, prod: 1, max: 2, min: 3, argmax: 4, argmin: 5, any: 6, all: 7, mean: 8, var: 9, std: 10, countNonzero: 11,
+} as const;
+export type ReduceOp = keyof typeof REDUCE_OPS;
+
+function reduceDType(op: ReduceOp, dt: DType): DType {
+  switch (op) {
+    case "sum":
+    case "prod":
+      return isFloat(dt) ? dt : "int64";
+    case "mean":
+    case "var":
+    case "std":
+      return isFloat(dt) ? dt : DEFAULT_FLOAT;
+    case "argmax":
+    case "argmin":
+    case "countNonzero":
+      return "int64";
+    case "any":
+    case "all":
+      return "bool";
+    default:
+      return dt;
+  }
+}
+
+const NEEDS_ELEMENTS = new Set<ReduceOp>(["max", "min", "argmax", "argmin"]);
+
+export function reduce(op: ReduceOp, t: Tensor, axis: number | readonly number[] | undefined, keepdim: boolean, correction = 1): Tensor {
+  const axes = normalizeAxes(axis, t.ndim, op);
+  const inner = axes.map((a) => t.shape[a]);
+  const outerAxes = [...t.shape.keys()].filter((a) => !axes.includes(a));
+  const outer = outerAxes.map((a) => t.shape[a]);
+  if (NEEDS_ELEMENTS.has(op) && numel(inner) === 0 && numel(outer) > 0) {
+    throw new TensorError(op, `is undefined on an empty extent: shape ${fmtShape(t.shape)}, axes [${axes.join(", ")}]`);
+  }
+  if (!Number.isFinite(correction)) throw new TensorError(op, `correction must be a finite number, got ${correction}`);
+  const outShape = keepdim ? t.shape.map((d, i) => (axes.includes(i) ? 1 : d)) : outer;
+  const out = allocTensor(t.device, reduceDType(op, t.dtype), outShape, op);
+  if (out.numel === 0) return out;
+  try {
+    runTemplate(t.device, "reduce", op, (b) =>
+      b.push(REDUCE_OPS[op], correction, outer.length).pad8(outer, 1).push(inner.length).pad8(inner, 1)
+        .view(t, outerAxes.map((a) => t.strides[a])).pad8(axes.map((a) => t.strides[a]), 0)
+        .view(out, contiguousStrides(outer)));
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
+}
+
+export function scan(op: "cumsum" | "cumprod", t: Tensor, axis: number): Tensor {
+  const a = normalizeAxis(axis, t.ndim, op);
+  const dtype = isFloat(t.dtype) ? t.dtype : "int64";
+  const out = allocTensor(t.device, dtype, t.shape, op);
+  if (out.numel === 0) return out;
+  const outerAxes = [...t.shape.keys()].filter((i) => i !== a);
+  const n = t.ndim === 0 ? 1 : t.shape[a];
+  try {
+    runTemplate(t.device, "scan", op, (b) =>
+      b.push(op === "cumsum" ? 0 : 1, outerAxes.length).pad8(outerAxes.map((i) => t.shape[i]), 1).push(n)
+        .view(t, outerAxes.map((i) => t.strides[i])).push(t.ndim === 0 ? 0 : t.strides[a])
+        .view(out, outerAxes.map((i) => out.strides[i])).push(t.ndim === 0 ? 0 : out.strides[a]));
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+/** Shapes, strides, broadcasting and axis arithmetic: pure functions, no device work. */
+import { TensorError } from "../runtime/errors.ts";
+
+export type Shape = readonly number[];
+export const MAX_RANK = 8;
+
+export function numel(shape: Shape): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+export function contiguousStrides(shape: Shape): number[] {
+  const s = new Array<number>(shape.length);
+  let acc = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = acc;
+    acc *= shape[i];
+  }
+  return s;
+}
+
+export function checkShape(shape: unknown, op: string): number[] {
+  if (!Array.isArray(shape)) throw new TensorError(op, `shape must be an array of sizes, got ${String(shape)}`);
+  if (shape.length > MAX_RANK) throw new TensorError(op, `rank ${shape.length} exceeds the maximum of ${MAX_RANK}`);
+  for (const d of shape) {
+    if (typeof d !== "number" || !Number.isInteger(d) || d < 0) {
+      throw new TensorError(op, `shape [${shape.join(", ")}] has an invalid size ${String(d)} (sizes are integers >= 0)`);
+    }
+  }
+  return [...shape] as number[];
+}
+
+export function fmtShape(s: Shape): string {
+  return `[${s.join(", ")}]`;
+}
+
+export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
+  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  const out = new Array<number>(rank).fill(1);
+  for (const s of shapes) {
+    for (let i = 0; i < s.length; i++) {
+      const o = rank - s.length + i, d = s[i];
+      if (out[o] === 1) out[o] = d;
+      else if (d !== 1 && d !== out[o]) {
+        throw new TensorError(op, `shapes ${shapes.map(fmtShape).join(" and ")} cannot be broadcast together (dim ${o}: ${out[o]} vs ${d})`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Strides of a view broadcast to `to`: 0 along new or size-1 dims. */
+export function broadcastStrides(shape: Shape, strides: readonly number[], to: Shape): number[] {
+  const out = new Array<number>(to.length).fill(0);
+  for (let i = 0; i < shape.length; i++) {
+    const o = to.length - shape.length + i;
+    out[o] = shape[i] === 1 && to[o] !== 1 ? 0 : strides[i];
+  }
+  return out;
+}
+
+export function normalizeAxis(axis: number, rank: number, op: string): number {
+  if (!Number.isInteger(axis)) throw new TensorError(op, `axis ${axis} is not an integer`);
+  const r = Math.max(rank, 1);
+  if (axis < -r || axis >= r) throw new TensorError(op, `axis ${axis} is out of range for a tensor of rank ${rank}`);
+  return axis < 0 ? axis + r : axis;
+}
+
+/** Sorted unique axes; undefined means all. */
+export function normalizeAxes(axes: number | readonly number[] | undefined, rank: number, op: string): number[] {
+  if (axes === undefined) return [...Array(rank).keys()];
+  const list = typeof axes === "number" ? [axes] : [...axes];
+  const out = [...new Set(list.map((a) => normalizeAxis(a, rank, op)))].sort((x, y) => x - y);
+  if (out.length !== list.length) throw new TensorError(op, `axes [${list.join(", ")}] repeat an axis`);
+  return out;
+}
+
+export function sameShape(a: Shape, b: Shape): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}

@@ -1,0 +1,436 @@
+/**
+ * Tensor: a typed, strided window on a device buffer. The class holds what every op needs
+ * (device, dtype, shape, strides, offset, the owned buffer reference) and forwards each op
+ * to its module, so each family of ops lives in one file. A tensor owns one native
+ * reference to its buffer; views own one more on the same buffer, so a view keeps its
+ * base's memory alive and disposing the base first is safe.
+ */
+import { type Device } from "../runtime/device.ts";
+import { TensorError } from "../runtime/errors.ts";
+import { track } from "../runtime/ownership.ts";
+import { check, native } from "../runtime/native.ts";
+import type { ViewRef } from "../kernels/block.ts";
+import { type DType, DTYPES, type HostArray } from "./dtype.ts";
+import { contiguousStrides, numel, type Shape } from "./shape.ts";
+import * as ew from "./elementwise.ts";
+import * as mv from "./movement.ts";
+import * as red from "./reduce.ts";
+import * as idx from "./indexing.ts";
+import * as srt from "./sort.ts";
+import * as la from "./linalg.ts";
+import * as io from "./transfer.ts";
+import { formatTensor } from "./format.ts";
+
+export type Scalar = number | boolean | bigint;
+export type TensorLike = Tensor | Scalar;
+export type IndexMode = "error" | "clamp" | "wrap";
+export type NestedArray = number | boolean | bigint | readonly NestedArray[];
+
+const creating = Symbol("polytensor.internal");
+
+export class Tensor implements ViewRef {
+  readonly device: Device;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly offset: number;
+  #buf: number;
+  readonly #epoch: number;
+  #release: (() => void) | null;
+  /** Host memory a wrapped buffer points into; kept alive as long as any view of it. */
+  readonly #keep: object | undefined;
+
+  /** @internal Use the creation functions (pt.zeros, pt.tensor, ...) instead. */
+  constructor(token: symbol, device: Device, buf: number, dtype: DType, shape: Shape, strides: readonly number[], offset: number, keep?: object) {
+    if (token !== creating) throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
+    this.device = device;
+    this.dtype = dtype;
+    this.shape = Object.freeze([...shape]);
+    this.strides = Object.freeze([...strides]);
+    this.offset = offset;
+    this.#buf = buf;
+    this.#epoch = device.epoch;
+    this.#keep = keep;
+    this.#release = track(this, buf, device, keep);
+  }
+
+  /** @internal The host memory this tensor's buffer wraps, if any. */
+  get hostOwner(): object | undefined {
+    return this.#keep;
+  }
+
+  /** The native buffer handle; throws if this tensor was disposed or its device closed. */
+  get buf(): number {
+    if (this.#buf === 0) throw new TensorError("tensor", `this ${this.dtype}${fmt(this.shape)} tensor was disposed and cannot be used`);
+    if (this.#epoch !== this.device.epoch) {
+      throw new TensorError("tensor", `this tensor belongs to ${this.device.id} from before it was closed; its memory is gone`);
+    }
+    return this.#buf;
+  }
+
+  get disposed(): boolean {
+    return this.#buf === 0;
+  }
+  get ndim(): number {
+    return this.shape.length;
+  }
+  get numel(): number {
+    return numel(this.shape);
+  }
+  size(axis?: number): number | readonly number[] {
+    return axis === undefined ? this.shape : this.shape[mv.axisOf(this, axis, "size")];
+  }
+  get isContiguous(): boolean {
+    const c = contiguousStrides(this.shape);
+    return this.shape.every((d, i) => d === 1 || c[i] === this.strides[i]);
+  }
+
+  /** Frees this tensor's reference now; idempotent. */
+  dispose(): void {
+    if (this.#buf === 0) return;
+    this.#buf = 0;
+    const r = this.#release;
+    this.#release = null;
+    r?.();
+  }
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  // ----- transfer and inspection (transfer.ts, format.ts)
+  toArray(): HostArray {
+    return io.toArray(this);
+  }
+  data(): Promise<HostArray> {
+    return io.data(this);
+  }
+  item(): number {
+    return io.item(this);
+  }
+  toList(): NestedArray {
+    return io.toList(this);
+  }
+  to(target: DType | Device | string): Tensor {
+    return io.to(this, target);
+  }
+  cast(dtype: DType): Tensor {
+    return ew.cast(this, dtype);
+  }
+  clone(): Tensor {
+    return mv.clone(this);
+  }
+  toString(): string {
+    return formatTensor(this);
+  }
+  [Symbol.for("Deno.customInspect")](): string {
+    return formatTensor(this);
+  }
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return formatTensor(this);
+  }
+
+  // ----- elementwise (elementwise.ts)
+  add(o: TensorLike): Tensor {
+    return ew.binary("add", this, o);
+  }
+  sub(o: TensorLike): Tensor {
+    return ew.binary("sub", this, o);
+  }
+  mul(o: TensorLike): Tensor {
+    return ew.binary("mul", this, o);
+  }
+  div(o: TensorLike): Tensor {
+    return ew.binary("div", this, o);
+  }
+  pow(o: TensorLike): Tensor {
+    return ew.binary("pow", this, o);
+  }
+  mod(o: TensorLike): Tensor {
+    return ew.binary("mod", this, o);
+  }
+  maximum(o: TensorLike): Tensor {
+    return ew.binary("maximum", this, o);
+  }
+  minimum(o: TensorLike): Tensor {
+    return ew.binary("minimum", this, o);
+  }
+  eq(o: TensorLike): Tensor {
+    return ew.binary("eq", this, o);
+  }
+  ne(o: TensorLike): Tensor {
+    return ew.binary("ne", this, o);
+  }
+  lt(o: TensorLike): Tensor {
+    return ew.binary("lt", this, o);
+  }
+  le(o: TensorLike): Tensor {
+    return ew.binary("le", this, o);
+  }
+  gt(o: TensorLike): Tensor {
+    return ew.binary("gt", this, o);
+  }
+  ge(o: TensorLike): Tensor {
+    return ew.binary("ge", this, o);
+  }
+  logicalAnd(o: TensorLike): Tensor {
+    return ew.binary("logicalAnd", this, o);
+  }
+  logicalOr(o: TensorLike): Tensor {
+    return ew.binary("logicalOr", this, o);
+  }
+  logicalXor(o: TensorLike): Tensor {
+    return ew.binary("logicalXor", this, o);
+  }
+  logicalNot(): Tensor {
+    return ew.unary("logicalNot", this);
+  }
+  neg(): Tensor {
+    return ew.unary("neg", this);
+  }
+  abs(): Tensor {
+    return ew.unary("abs", this);
+  }
+  sign(): Tensor {
+    return ew.unary("sign", this);
+  }
+  square(): Tensor {
+    return ew.unary("square", this);
+  }
+  reciprocal(): Tensor {
+    return ew.unary("reciprocal", this);
+  }
+  exp(): Tensor {
+    return ew.unary("exp", this);
+  }
+  exp2(): Tensor {
+    return ew.unary("exp2", this);
+  }
+  log(): Tensor {
+    return ew.unary("log", this);
+  }
+  log2(): Tensor {
+    return ew.unary("log2", this);
+  }
+  log1p(): Tensor {
+    return ew.unary("log1p", this);
+  }
+  sqrt(): Tensor {
+    return ew.unary("sqrt", this);
+  }
+  rsqrt(): Tensor {
+    return ew.unary("rsqrt", this);
+  }
+  sin(): Tensor {
+    return ew.unary("sin", this);
+  }
+  cos(): Tensor {
+    return ew.unary("cos", this);
+  }
+  tan(): Tensor {
+    return ew.unary("tan", this);
+  }
+  tanh(): Tensor {
+    return ew.unary("tanh", this);
+  }
+  sigmoid(): Tensor {
+    return ew.unary("sigmoid", this);
+  }
+  relu(): Tensor {
+    return ew.unary("relu", this);
+  }
+  gelu(): Tensor {
+    return ew.unary("gelu", this);
+  }
+  floor(): Tensor {
+    return ew.unary("floor", this);
+  }
+  ceil(): Tensor {
+    return ew.unary("ceil", this);
+  }
+  round(): Tensor {
+    return ew.unary("round", this);
+  }
+  trunc(): Tensor {
+    return ew.unary("trunc", this);
+  }
+  isnan(): Tensor {
+    return ew.unary("isnan", this);
+  }
+  isinf(): Tensor {
+    return ew.unary("isinf", this);
+  }
+  isfinite(): Tensor {
+    return ew.unary("isfinite", this);
+  }
+  clamp(min?: TensorLike | null, max?: TensorLike | null): Tensor {
+    return ew.clamp(this, min ?? undefined, max ?? undefined);
+  }
+  /** where(cond, this, other), as torch.Tensor.where. */
+  where(cond: Tensor, other: TensorLike): Tensor {
+    return ew.where(cond, this, other);
+  }
+  lerp(end: TensorLike, weight: TensorLike): Tensor {
+    return ew.lerp(this, end, weight);
+  }
+  maskedFill(mask: Tensor, value: TensorLike): Tensor {
+    return ew.where(mask, value, this);
+  }
+
+  // ----- reductions (reduce.ts)
+  sum(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("sum", this, axis, keepdim);
+  }
+  mean(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("mean", this, axis, keepdim);
+  }
+  prod(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("prod", this, axis, keepdim);
+  }
+  max(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("max", this, axis, keepdim);
+  }
+  min(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("min", this, axis, keepdim);
+  }
+  argmax(axis?: number, keepdim = false): Tensor {
+    return red.reduce("argmax", this, axis, keepdim);
+  }
+  argmin(axis?: number, keepdim = false): Tensor {
+    return red.reduce("argmin", this, axis, keepdim);
+  }
+  any(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("any", this, axis, keepdim);
+  }
+  all(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("all", this, axis, keepdim);
+  }
+  countNonzero(axis?: number | readonly number[], keepdim = false): Tensor {
+    return red.reduce("countNonzero", this, axis, keepdim);
+  }
+  /** Variance with Bessel's correction by default (correction = 1), as torch.var. */
+  var(axis?: number | readonly number[], keepdim = false, correction = 1): Tensor {
+    return red.reduce("var", this, axis, keepdim, correction);
+  }
+  std(axis?: number | readonly number[], keepdim = false, correction = 1): Tensor {
+    return red.reduce("std", this, axis, keepdim, correction);
+  }
+  cumsum(axis: number): Tensor {
+    return red.scan("cumsum", this, axis);
+  }
+  cumprod(axis: number): Tensor {
+    return red.scan("cumprod", this, axis);
+  }
+
+  // ----- linear algebra (linalg.ts)
+  matmul(o: Tensor): Tensor {
+    return la.matmul(this, o);
+  }
+  dot(o: Tensor): Tensor {
+    return la.dot(this, o);
+  }
+
+  // ----- movement (movement.ts): views share storage; the rest copy
+  reshape(...shape: number[] | [readonly number[]]): Tensor {
+    return mv.reshape(this, shape.flat());
+  }
+  view(...shape: number[] | [readonly number[]]): Tensor {
+    return mv.view(this, shape.flat());
+  }
+  permute(...axes: number[] | [readonly number[]]): Tensor {
+    return mv.permute(this, axes.flat());
+  }
+  transpose(a = -2, b = -1): Tensor {
+    return mv.transpose(this, a, b);
+  }
+  get T(): Tensor {
+    return mv.permute(this, [...Array(this.ndim).keys()].reverse());
+  }
+  expand(...shape: number[] | [readonly number[]]): Tensor {
+    return mv.expand(this, shape.flat());
+  }
+  squeeze(axis?: number | readonly number[]): Tensor {
+    return mv.squeeze(this, axis);
+  }
+  unsqueeze(axis: number): Tensor {
+    return mv.unsqueeze(this, axis);
+  }
+  flatten(start = 0, end = -1): Tensor {
+    return mv.flatten(this, start, end);
+  }
+  /** Elements start, start+step, ... below end along axis (negative start/end count from the end). */
+  slice(axis: number, start = 0, end?: number, step = 1): Tensor {
+    return mv.slice(this, axis, start, end, step);
+  }
+  narrow(axis: number, start: number, length: number): Tensor {
+    return mv.narrow(this, axis, start, length);
+  }
+  contiguous(): Tensor {
+    return mv.contiguous(this);
+  }
+  flip(axes: number | readonly number[]): Tensor {
+    return mv.flip(this, axes);
+  }
+
+  // ----- indexing (indexing.ts)
+  gather(axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
+    return idx.gather(this, axis, index, mode);
+  }
+  indexSelect(axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
+    return idx.indexSelect(this, axis, index, mode);
+  }
+  /** Out-of-place scatter: a copy of this with src written at index along axis. */
+  scatter(axis: number, index: Tensor, src: TensorLike, opts: { reduce?: "add" | "max" | "min"; mode?: IndexMode } = {}): Tensor {
+    return idx.scatter(this, axis, index, src, opts.reduce, opts.mode ?? "error");
+  }
+  scatterAdd(axis: number, index: Tensor, src: TensorLike): Tensor {
+    return idx.scatter(this, axis, index, src, "add", "error");
+  }
+  /** Out-of-place index_put: indices index the leading dims and broadcast together. */
+  indexPut(indices: readonly Tensor[], values: TensorLike, opts: { accumulate?: boolean; mode?: IndexMode } = {}): Tensor {
+    return idx.indexPut(this, indices, values, opts.accumulate ?? false, opts.mode ?? "error");
+  }
+  /** Advanced indexing: this[indices[0], indices[1], ...] over the leading dims. */
+  index(indices: readonly Tensor[], mode: IndexMode = "error"): Tensor {
+    return idx.indexGet(this, indices, mode);
+  }
+  maskedSelect(mask: Tensor): Tensor {
+    return idx.maskedSelect(this, mask);
+  }
+  nonzero(): Tensor {
+    return idx.nonzero(this);
+  }
+
+  // ----- sorting (sort.ts)
+  sort(axis = -1, descending = false): { values: Tensor; indices: Tensor } {
+    return srt.sort(this, axis, descending);
+  }
+  argsort(axis = -1, descending = false): Tensor {
+    return srt.argsort(this, axis, descending);
+  }
+  topk(k: number, axis = -1, largest = true): { values: Tensor; indices: Tensor } {
+    return srt.topk(this, k, axis, largest);
+  }
+}
+
+function fmt(s: Shape): string {
+  return `[${s.join(", ")}]`;
+}
+
+/** Wraps a buffer reference the caller already owns (one native reference) as a tensor. */
+export function wrapBuffer(device: Device, buf: number, dtype: DType, shape: Shape, strides?: readonly number[], offset = 0, keep?: object): Tensor {
+  return new Tensor(creating, device, buf, dtype, shape, strides ?? contiguousStrides(shape), offset, keep);
+}
+
+/** A new contiguous tensor with uninitialised contents. */
+export function allocTensor(device: Device, dtype: DType, shape: Shape, op: string): Tensor {
+  const bytes = numel(shape) * DTYPES[dtype].size;
+  const buf = check(native.pt_buffer_alloc(device.handle, bytes), op);
+  return wrapBuffer(device, buf, dtype, shape);
+}
+
+/** A view on base's buffer with new geometry; it holds its own reference. */
+export function viewOf(base: Tensor, shape: Shape, strides: readonly number[], offset: number, op: string): Tensor {
+  const buf = base.buf;
+  check(native.pt_buffer_retain(buf), op);
+  return wrapBuffer(base.device, buf, base.dtype, shape, strides, offset, base.hostOwner);
+}

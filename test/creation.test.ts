@@ -1,0 +1,138 @@
+import * as pt from "../mod.ts";
+import { assert, assertClose, test } from "./harness.ts";
+
+test("tensor() infers shape and dtype from nested arrays", () => {
+  using a = pt.tensor([[1, 2, 3], [4, 5, 6]]);
+  assert.deepEqual(a.shape, [2, 3]);
+  assert.equal(a.dtype, "float32");
+  assert.deepEqual(a.toList(), [[1, 2, 3], [4, 5, 6]]);
+  using b = pt.tensor([true, false]);
+  assert.equal(b.dtype, "bool");
+  assert.deepEqual(b.toList(), [true, false]);
+  using c = pt.tensor([1n, 2n]);
+  assert.equal(c.dtype, "int64");
+  using s = pt.tensor(3.5);
+  assert.deepEqual(s.shape, []);
+  assert.equal(s.item(), 3.5);
+  using e = pt.tensor([]);
+  assert.deepEqual(e.shape, [0]);
+  assert.equal(e.toArray().length, 0);
+});
+
+test("typed arrays keep their dtype", () => {
+  using a = pt.tensor(new Int32Array([1, -2, 3]));
+  assert.equal(a.dtype, "int32");
+  assert.deepEqual([...a.toArray()], [1, -2, 3]);
+  using b = pt.tensor(new Float64Array([0.1, 0.2]));
+  assert.equal(b.dtype, "float64");
+  assert.deepEqual([...b.toArray()], [0.1, 0.2]);
+  using c = pt.tensor(new BigInt64Array([-(2n ** 62n)]));
+  assert.deepEqual([...c.toArray()], [-(2n ** 62n)]);
+  using d = pt.tensor(new Uint8Array([255, 0]));
+  assert.equal(d.dtype, "uint8");
+});
+
+test("every dtype round-trips through tensor() and toArray()", () => {
+  const values = [0, 1, 2, 3, 100];
+  for (const dtype of ["float32", "float16", "bfloat16", "float64", "int32", "int64", "uint8", "bool"] as const) {
+    using t = pt.tensor(values, { dtype });
+    assert.equal(t.dtype, dtype);
+    const got = [...t.toArray()].map(Number);
+    const expect = dtype === "bool" ? values.map((v) => (v ? 1 : 0)) : values;
+    assert.deepEqual(got, expect, dtype);
+  }
+});
+
+test("zeros, ones, full and empty", () => {
+  using z = pt.zeros([2, 3]);
+  assert.deepEqual([...z.toArray()], [0, 0, 0, 0, 0, 0]);
+  using o = pt.ones([4], { dtype: "int64" });
+  assert.deepEqual([...o.toArray()], [1n, 1n, 1n, 1n]);
+  using f = pt.full([3], 7.5, { dtype: "float64" });
+  assert.deepEqual([...f.toArray()], [7.5, 7.5, 7.5]);
+  using fb = pt.full([2], true);
+  assert.equal(fb.dtype, "bool");
+  using e = pt.empty([5, 0]);
+  assert.deepEqual(e.shape, [5, 0]);
+  assert.equal(e.numel, 0);
+  using n = pt.full([2], NaN);
+  assert.ok(Number.isNaN(n.toArray()[0] as number));
+});
+
+test("zerosLike and friends copy dtype and shape", () => {
+  using a = pt.tensor([[1, 2]], { dtype: "int32" });
+  using z = pt.zerosLike(a);
+  assert.deepEqual(z.shape, [1, 2]);
+  assert.equal(z.dtype, "int32");
+  using o = pt.onesLike(a, { dtype: "float64" });
+  assert.equal(o.dtype, "float64");
+  using f = pt.fullLike(a, 4);
+  assert.deepEqual([...f.toArray()], [4, 4]);
+  using e = pt.emptyLike(a);
+  assert.deepEqual(e.shape, [1, 2]);
+});
+
+test("arange matches a JS loop for integer and fractional steps", () => {
+  using a = pt.arange(5);
+  assert.deepEqual([...a.toArray()], [0, 1, 2, 3, 4]);
+  using b = pt.arange(1, 2, 0.25, { dtype: "float64" });
+  assert.deepEqual([...b.toArray()], [1, 1.25, 1.5, 1.75]);
+  using c = pt.arange(10, 0, -3, { dtype: "int32" });
+  assert.deepEqual([...c.toArray()], [10, 7, 4, 1]);
+  using d = pt.arange(3, 3);
+  assert.equal(d.numel, 0);
+});
+
+test("linspace includes both ends and is symmetric", () => {
+  using a = pt.linspace(0, 1, 5);
+  assert.deepEqual([...a.toArray()], [0, 0.25, 0.5, 0.75, 1]);
+  using b = pt.linspace(-1, 1, 7, { dtype: "float64" });
+  const v = [...b.toArray()] as number[];
+  assert.equal(v[0], -1);
+  assert.equal(v[6], 1);
+  for (let i = 0; i < 7; i++) assert.ok(Math.abs(v[i] + v[6 - i]) < 1e-15);
+  using one = pt.linspace(3, 9, 1);
+  assert.deepEqual([...one.toArray()], [3]);
+});
+
+test("eye builds square and rectangular identities", () => {
+  using a = pt.eye(3);
+  assert.deepEqual(a.toList(), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]);
+  using b = pt.eye(2, 4, { dtype: "int32" });
+  assert.deepEqual(b.toList(), [[1, 0, 0, 0], [0, 1, 0, 0]]);
+  using c = pt.eye(4, 2);
+  assert.deepEqual(c.toList(), [[1, 0], [0, 1], [0, 0], [0, 0]]);
+});
+
+test("fromBuffer on the CPU shares memory with the ArrayBuffer", () => {
+  const buf = new ArrayBuffer(16);
+  const view = new Float32Array(buf);
+  view.set([1, 2, 3, 4]);
+  using t = pt.fromBuffer(buf, { dtype: "float32", shape: [2, 2] });
+  assert.deepEqual(t.toList(), [[1, 2], [3, 4]]);
+  view[0] = 10;
+  assertClose(t.toArray() as Float32Array, [10, 2, 3, 4]);
+});
+
+test("await data() resolves with the values", async () => {
+  using a = pt.tensor([1, 2, 3]);
+  const d = await a.data();
+  assert.deepEqual([...d], [1, 2, 3]);
+});
+
+test("to() changes dtype, and to the same device gives a view", () => {
+  using a = pt.tensor([1.5, 2.5]);
+  using b = a.to("int32");
+  assert.deepEqual([...b.toArray()], [1, 2]);
+  using c = a.to(a.device);
+  assert.equal(c.device, a.device);
+  assert.deepEqual([...c.toArray()], [1.5, 2.5]);
+});
+
+test("console formatting shows values, dtype and device", () => {
+  using a = pt.tensor([[1, 2], [3, 4]]);
+  const s = String(a);
+  assert.match(s, /1/);
+  assert.match(s, /float32/);
+  assert.match(s, /cpu/);
+});

@@ -1,0 +1,74 @@
+/**
+ * One test suite for both runtimes: `test` maps to Deno.test under Deno and to bun:test's
+ * test under Bun. Assertions use node:assert, which both provide.
+ */
+import assert from "node:assert/strict";
+export { assert };
+
+type TestFn = () => void | Promise<void>;
+interface Registrar {
+  (name: string, fn: TestFn): void;
+}
+
+const g = globalThis as Record<string, unknown>;
+let register: Registrar;
+if (g.Bun !== undefined) {
+  const spec = "bun:test"; // a non-literal specifier keeps Deno's checker away from Bun's module
+  const bunTest = await import(spec) as { test: (name: string, fn: TestFn, timeout?: number) => void };
+  register = (name, fn) => bunTest.test(name, fn, 120_000);
+} else {
+  const deno = g.Deno as { test(opts: { name: string; fn: TestFn; sanitizeResources: boolean; sanitizeOps: boolean }): void };
+  register = (name, fn) => deno.test({ name, fn, sanitizeResources: false, sanitizeOps: false });
+}
+
+export function test(name: string, fn: TestFn): void {
+  register(name, fn);
+}
+
+/** The runtime's environment variable, or undefined. */
+export function env(name: string): string | undefined {
+  if (g.Bun !== undefined) return (g.Bun as { env: Record<string, string | undefined> }).env[name];
+  try {
+    return (g.Deno as { env: { get(n: string): string | undefined } }).env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Element-wise |a - b| <= atol + rtol * |b|, with NaN matching NaN. */
+export function assertClose(actual: ArrayLike<number | bigint>, expected: ArrayLike<number | bigint>, rtol = 1e-5, atol = 1e-6, what = ""): void {
+  assert.equal(actual.length, expected.length, `${what} length ${actual.length} != ${expected.length}`);
+  for (let i = 0; i < expected.length; i++) {
+    const a = Number(actual[i]), b = Number(expected[i]);
+    if (Number.isNaN(b) && Number.isNaN(a)) continue;
+    if (a === b) continue;
+    if (!(Math.abs(a - b) <= atol + rtol * Math.abs(b))) {
+      assert.fail(`${what} element ${i}: got ${a}, expected ${b} (rtol ${rtol}, atol ${atol})`);
+    }
+  }
+}
+
+/** Asserts that fn throws a TensorError whose message matches every pattern. */
+export function assertTensorError(fn: () => unknown, ...patterns: RegExp[]): void {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof Error, "expected a TensorError, nothing was thrown");
+  assert.equal((caught as Error).name, "TensorError", `expected a TensorError, got ${(caught as Error).name}: ${(caught as Error).message}`);
+  for (const p of patterns) assert.match((caught as Error).message, p);
+}
+
+/** A reproducible pseudo-random stream for test data (mulberry32). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,117 @@
+import * as pt from "../mod.ts";
+import { assert, assertClose, rng, test } from "./harness.ts";
+
+function data(n: number, seed: number): number[] {
+  const r = rng(seed);
+  return Array.from({ length: n }, () => Math.fround(r() * 4 - 2));
+}
+
+/** Reference reduction of a row-major [rows, cols] array along axis 1 or 0. */
+function ref2(vals: number[], rows: number, cols: number, axis: 0 | 1, f: (xs: number[]) => number): number[] {
+  const out: number[] = [];
+  if (axis === 1) for (let i = 0; i < rows; i++) out.push(f(vals.slice(i * cols, (i + 1) * cols)));
+  else for (let j = 0; j < cols; j++) out.push(f(Array.from({ length: rows }, (_, i) => vals[i * cols + j])));
+  return out;
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const mean = (xs: number[]) => sum(xs) / xs.length;
+const variance = (xs: number[], c = 1) => {
+  const m = mean(xs);
+  return xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - c);
+};
+const argOf = (better: (a: number, b: number) => boolean) => (xs: number[]) => xs.reduce((bi, x, i) => (better(x, xs[bi]) ? i : bi), 0);
+
+test("sum, mean, prod, max, min, var, std over each axis of 33x127 match JS", () => {
+  const vals = data(33 * 127, 1);
+  using t = pt.tensor(vals).reshape(33, 127);
+  for (const axis of [0, 1] as const) {
+    assertClose(t.sum(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, sum), 1e-5, 1e-5, "sum");
+    assertClose(t.mean(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, mean), 1e-5, 1e-6, "mean");
+    assertClose(t.max(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => Math.max(...xs)), 0, 0, "max");
+    assertClose(t.min(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => Math.min(...xs)), 0, 0, "min");
+    assertClose(t.var(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => variance(xs)), 1e-5, 1e-6, "var");
+    assertClose(t.std(axis, false, 0).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => Math.sqrt(variance(xs, 0))), 1e-5, 1e-6, "std");
+    assert.deepEqual([...t.argmax(axis).toArray()].map(Number), ref2(vals, 33, 127, axis, argOf((a, b) => a > b)));
+    assert.deepEqual([...t.argmin(axis).toArray()].map(Number), ref2(vals, 33, 127, axis, argOf((a, b) => a < b)));
+  }
+  using small = pt.tensor([1.5, -2, 3]);
+  assertClose(small.prod().toArray() as Float32Array, [-9]);
+});
+
+test("reductions over several axes with keepdim, on a permuted input", () => {
+  const vals = data(4 * 5 * 6, 2);
+  using t = pt.tensor(vals).reshape(4, 5, 6).permute(2, 0, 1); // [6, 4, 5], strided
+  using s = t.sum([0, 2], true);
+  assert.deepEqual(s.shape, [1, 4, 1]);
+  const expect = [0, 1, 2, 3].map((i) => {
+    let acc = 0;
+    for (let j = 0; j < 5; j++) for (let k = 0; k < 6; k++) acc += vals[i * 30 + j * 6 + k];
+    return acc;
+  });
+  assertClose(s.toArray() as Float32Array, expect, 1e-5, 1e-5);
+  using all = t.sum();
+  assertClose(all.toArray() as Float32Array, [sum(vals)], 1e-5, 1e-4);
+  assert.deepEqual(all.shape, []);
+});
+
+test("integer and bool sums give int64; mean of ints gives float32", () => {
+  using a = pt.tensor([1, 2, 3, 4], { dtype: "int32" });
+  using s = a.sum();
+  assert.equal(s.dtype, "int64");
+  assert.equal(s.item(), 10);
+  using m = a.mean();
+  assert.equal(m.dtype, "float32");
+  assert.equal(m.item(), 2.5);
+  using b = pt.tensor([true, true, false]);
+  assert.equal(b.sum().item(), 2);
+});
+
+test("any, all and countNonzero", () => {
+  using a = pt.tensor([[0, 1, 0], [0, 0, 0]]);
+  assert.deepEqual([...a.any(1).toArray()], [1, 0]);
+  assert.deepEqual([...a.all(0).toArray()], [0, 0, 0]);
+  assert.equal(a.countNonzero().item(), 1);
+  using n = pt.tensor([NaN, 0]);
+  assert.equal(n.countNonzero().item(), 1);
+  assert.equal(pt.ones([3]).all().item(), 1);
+});
+
+test("NaN propagates through max and argmax", () => {
+  using a = pt.tensor([1, NaN, 3]);
+  assert.ok(Number.isNaN(a.max().item()));
+  assert.equal(a.argmax().item(), 1);
+  assert.ok(Number.isNaN(a.sum().item()));
+});
+
+test("empty reductions: sum 0, prod 1, mean NaN", () => {
+  using e = pt.zeros([0]);
+  assert.equal(e.sum().item(), 0);
+  assert.equal(e.prod().item(), 1);
+  assert.ok(Number.isNaN(e.mean().item()));
+  using z = pt.zeros([3, 0]);
+  assert.deepEqual([...z.sum(1).toArray()], [0, 0, 0]);
+  assert.equal(z.max(0).numel, 0);
+});
+
+test("sum of 1024x1031 is accurate to float32 rounding", () => {
+  const n = 1024 * 1031;
+  const r = rng(4);
+  const arr = new Float32Array(n);
+  for (let i = 0; i < n; i++) arr[i] = r();
+  using t = pt.tensor(arr).reshape(1024, 1031);
+  let acc = 0;
+  for (let i = 0; i < n; i++) acc += arr[i];
+  assertClose([t.sum().item()], [acc], 1e-6, 0);
+});
+
+test("cumsum and cumprod along each axis", () => {
+  using a = pt.tensor([[1, 2, 3], [4, 5, 6]]);
+  assert.deepEqual(a.cumsum(1).toList(), [[1, 3, 6], [4, 9, 15]]);
+  assert.deepEqual(a.cumsum(0).toList(), [[1, 2, 3], [5, 7, 9]]);
+  assert.deepEqual(a.cumprod(1).toList(), [[1, 2, 6], [4, 20, 120]]);
+  using i = pt.tensor([1, 2, 3], { dtype: "int32" });
+  using c = i.cumsum(0);
+  assert.equal(c.dtype, "int64");
+  assert.deepEqual(a.T.cumsum(1).toList(), [[1, 5], [2, 7], [3, 9]]);
+});
