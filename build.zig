@@ -34,7 +34,7 @@ pub fn build(b: *std.Build) void {
     const target = b.standardTargetOptions(.{});
     const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Optimization mode (default ReleaseFast)") orelse .ReleaseFast;
     const list = b.option([]const u8, "backends", "Comma-separated backends to compile (default cpu): cpu,cuda,vulkan,metal,hip") orelse "cpu";
-    const enabled = parseBackends(b, list);
+    const enabled = parseBackends(list);
     const table = generateTable(b, enabled);
 
     const lib = addShim(b, b.resolveTargetQuery(target.query), optimize, enabled, table);
@@ -63,7 +63,7 @@ pub fn build(b: *std.Build) void {
     smoke.dependOn(&run_smoke.step);
 }
 
-fn parseBackends(b: *std.Build, list: []const u8) [known_backends.len]bool {
+fn parseBackends(list: []const u8) [known_backends.len]bool {
     var on = [_]bool{false} ** known_backends.len;
     var it = std.mem.tokenizeAny(u8, list, ", ");
     next: while (it.next()) |name| {
@@ -76,7 +76,6 @@ fn parseBackends(b: *std.Build, list: []const u8) [known_backends.len]bool {
         std.debug.print("error: -Dbackends: unknown backend '{s}' (known: cpu, cuda, vulkan, metal, hip)\n", .{name});
         std.process.exit(1);
     }
-    _ = b;
     return on;
 }
 

@@ -22,10 +22,22 @@ export { emptyCache, memoryStats } from "./src/runtime/memory.ts";
 export type { MemoryStats } from "./src/runtime/memory.ts";
 export { liveBytes } from "./src/runtime/native.ts";
 export {
-  arange, empty, emptyLike, eye, fromBuffer, full, fullLike, linspace, ones, onesLike, tensor, zeros, zerosLike,
+  arange,
+  empty,
+  emptyLike,
+  eye,
+  fromBuffer,
+  full,
+  fullLike,
+  linspace,
+  ones,
+  onesLike,
+  tensor,
+  zeros,
+  zerosLike,
 } from "./src/tensor/creation.ts";
 export type { CreateOptions } from "./src/tensor/creation.ts";
-export { getSeed, manualSeed, rand, randint, randn } from "./src/tensor/random.ts";
+export { getOffset, getSeed, manualSeed, rand, randint, randn, setOffset } from "./src/tensor/random.ts";
 export { cat, stack } from "./src/tensor/movement.ts";
 
 /** torch.tensor's alias for JS data. */

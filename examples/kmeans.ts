@@ -7,8 +7,9 @@ import * as pt from "../mod.ts";
 
 console.log("polytensor devices:");
 for (const b of pt.backends()) {
-  if (b.available) for (const d of b.devices) console.log(`  ${d.id.padEnd(9)} ${d.name} (${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB)`);
-  else console.log(`  ${b.name.padEnd(9)} unavailable: ${b.reason}`);
+  if (b.available) {
+    for (const d of b.devices) console.log(`  ${d.id.padEnd(9)} ${d.name} (${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB)`);
+  } else console.log(`  ${b.name.padEnd(9)} unavailable: ${b.reason}`);
 }
 const dev = pt.defaultDevice();
 console.log(`running on ${dev.id}\n`);
@@ -65,4 +66,8 @@ console.log(worst < 0.5 ? "all centres recovered" : `some centres were not recov
 centres.dispose();
 assign?.dispose();
 const live = pt.memoryStats(dev);
-console.log(`memory on ${dev.id}: ${(live.inUse / 2 ** 20).toFixed(1)} MiB in use, peak ${(live.peak / 2 ** 20).toFixed(1)} MiB, ${live.allocations} allocations (${live.cacheHits} from the cache)`);
+console.log(
+  `memory on ${dev.id}: ${(live.inUse / 2 ** 20).toFixed(1)} MiB in use, peak ${
+    (live.peak / 2 ** 20).toFixed(1)
+  } MiB, ${live.allocations} allocations (${live.cacheHits} from the cache)`,
+);

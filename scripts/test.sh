@@ -2,30 +2,55 @@
 # The test command: builds the shim, then runs the one suite under Deno and under Bun and
 # prints the total of both as its last line: "N passed, N failed".
 #   bash scripts/test.sh [test files...]      (default: every test/*.test.ts)
+# Files named *.isolated.test.ts run in a process of their own: they drive the raw C ABI
+# (closing devices behind the TypeScript layer's back), which would disturb other files.
 source "$(dirname "$0")/env.sh"
 build_native
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=(test/*.test.ts)
+shared=() isolated=()
+for f in "${files[@]}"; do
+  case "$f" in *.isolated.test.ts) isolated+=("$f") ;; *) shared+=("$f") ;; esac
+done
 log=$(mktemp -d)
+passed=0 failed=0
 
-set +e
-echo "== deno test" >&2
-"$DENO" test --allow-all --v8-flags=--expose-gc "${files[@]}" 2>&1 | tee "$log/deno.txt"
-deno_rc=${PIPESTATUS[0]}
-echo "== bun test" >&2
-"$BUN" test --timeout 120000 "${files[@]}" 2>&1 | tee "$log/bun.txt"
-bun_rc=${PIPESTATUS[0]}
-set -e
+# count RUNNER LOGFILE RC: adds the runner's pass/fail counts to the totals. A runner that
+# exits non-zero without reporting a failure (a crash) counts as one failure.
+count() {
+  local p f
+  if [ "$1" = deno ]; then
+    p=$(grep -Eo '[0-9]+ passed' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
+    f=$(grep -Eo '[0-9]+ failed' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
+  else
+    p=$(grep -E '^ *[0-9]+ pass$' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
+    f=$(grep -E '^ *[0-9]+ fail$' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
+  fi
+  p=${p:-0} f=${f:-0}
+  [ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  echo "$1 $(basename "$2" .txt): $p passed, $f failed" >&2
+  passed=$((passed + p)) failed=$((failed + f))
+}
 
-# Deno: "ok | 12 passed | 1 failed"; Bun: " 12 pass" and " 1 fail" lines.
-dp=$(grep -Eo '[0-9]+ passed' "$log/deno.txt" | tail -1 | grep -Eo '[0-9]+' || echo 0)
-df=$(grep -Eo '[0-9]+ failed' "$log/deno.txt" | tail -1 | grep -Eo '[0-9]+' || echo 0)
-bp=$(grep -E '^ *[0-9]+ pass$' "$log/bun.txt" | tail -1 | grep -Eo '[0-9]+' || echo 0)
-bf=$(grep -E '^ *[0-9]+ fail$' "$log/bun.txt" | tail -1 | grep -Eo '[0-9]+' || echo 0)
-# A runner that crashed before its summary counts as one failure.
-[ "$deno_rc" -ne 0 ] && [ "$df" -eq 0 ] && df=1
-[ "$bun_rc" -ne 0 ] && [ "$bf" -eq 0 ] && bf=1
-echo "deno: $dp passed, $df failed; bun: $bp passed, $bf failed" >&2
+run() { # run RUNNER NAME FILES...
+  local runner=$1 name=$2 rc
+  shift 2
+  echo "== $runner test $*" >&2
+  set +e
+  if [ "$runner" = deno ]; then
+    "$DENO" test --allow-all --v8-flags=--expose-gc "$@" 2>&1 | tee "$log/$name.txt"
+  else
+    "$BUN" test --timeout 120000 "$@" 2>&1 | tee "$log/$name.txt"
+  fi
+  rc=${PIPESTATUS[0]}
+  set -e
+  count "$runner" "$log/$name.txt" "$rc"
+}
+
+for runner in deno bun; do
+  [ ${#shared[@]} -gt 0 ] && run "$runner" "$runner-suite" "${shared[@]}"
+  for f in "${isolated[@]}"; do run "$runner" "$runner-$(basename "$f" .test.ts)" "$f"; done
+done
 rm -rf "$log"
-echo "$((dp + bp)) passed, $((df + bf)) failed"
-[ $((df + bf)) -eq 0 ]
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

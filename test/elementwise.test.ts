@@ -42,7 +42,11 @@ test("log, log2, log1p, sqrt and rsqrt match JS on positive inputs", () => {
   const xs = randomArray(257, 5, 0.01, 50);
   using x = pt.tensor(xs);
   const cases: [pt.Tensor, (v: number) => number][] = [
-    [x.log(), Math.log], [x.log2(), Math.log2], [x.log1p(), Math.log1p], [x.sqrt(), Math.sqrt], [x.rsqrt(), (v) => 1 / Math.sqrt(v)],
+    [x.log(), Math.log],
+    [x.log2(), Math.log2],
+    [x.log1p(), Math.log1p],
+    [x.sqrt(), Math.sqrt],
+    [x.rsqrt(), (v) => 1 / Math.sqrt(v)],
   ];
   for (const [t, ref] of cases) {
     assertClose(t.toArray() as Float32Array, xs.map(ref), 2e-6, 1e-7);
@@ -67,8 +71,13 @@ test("binary float ops match JS with broadcasting", () => {
   using ta = pt.tensor(a).reshape(6, 5);
   using tb = pt.tensor(b);
   const cases: [string, (x: number, y: number) => number][] = [
-    ["add", (x, y) => x + y], ["sub", (x, y) => x - y], ["mul", (x, y) => x * y], ["div", (x, y) => x / y],
-    ["maximum", Math.max], ["minimum", Math.min], ["pow", (x, y) => Math.pow(x, y)],
+    ["add", (x, y) => x + y],
+    ["sub", (x, y) => x - y],
+    ["mul", (x, y) => x * y],
+    ["div", (x, y) => x / y],
+    ["maximum", Math.max],
+    ["minimum", Math.min],
+    ["pow", (x, y) => Math.pow(x, y)],
     ["mod", (x, y) => ((x % y) + y) % y],
   ];
   for (const [op, ref] of cases) {

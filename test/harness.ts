@@ -36,7 +36,13 @@ export function env(name: string): string | undefined {
 }
 
 /** Element-wise |a - b| <= atol + rtol * |b|, with NaN matching NaN. */
-export function assertClose(actual: ArrayLike<number | bigint>, expected: ArrayLike<number | bigint>, rtol = 1e-5, atol = 1e-6, what = ""): void {
+export function assertClose(
+  actual: ArrayLike<number | bigint>,
+  expected: ArrayLike<number | bigint>,
+  rtol = 1e-5,
+  atol = 1e-6,
+  what = "",
+): void {
   assert.equal(actual.length, expected.length, `${what} length ${actual.length} != ${expected.length}`);
   for (let i = 0; i < expected.length; i++) {
     const a = Number(actual[i]), b = Number(expected[i]);
@@ -57,7 +63,11 @@ export function assertTensorError(fn: () => unknown, ...patterns: RegExp[]): voi
     caught = e;
   }
   assert.ok(caught instanceof Error, "expected a TensorError, nothing was thrown");
-  assert.equal((caught as Error).name, "TensorError", `expected a TensorError, got ${(caught as Error).name}: ${(caught as Error).message}`);
+  assert.equal(
+    (caught as Error).name,
+    "TensorError",
+    `expected a TensorError, got ${(caught as Error).name}: ${(caught as Error).message}`,
+  );
   for (const p of patterns) assert.match((caught as Error).message, p);
 }
 

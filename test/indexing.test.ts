@@ -37,7 +37,17 @@ function refGather(x: number[], xs: number[], axis: number, idx: number[], is: n
   });
 }
 
-function refScatter(x: number[], xs: number[], axis: number, idx: number[], is: number[], src: number[], ss: number[], reduce?: "add" | "max" | "min", mode: Mode = "error"): number[] {
+function refScatter(
+  x: number[],
+  xs: number[],
+  axis: number,
+  idx: number[],
+  is: number[],
+  src: number[],
+  ss: number[],
+  reduce?: "add" | "max" | "min",
+  mode: Mode = "error",
+): number[] {
   const out = [...x];
   idx.forEach((v, i) => {
     const p = unravel(i, is);
@@ -249,15 +259,21 @@ test("index (advanced indexing) returns B + rest shapes like a JS loop", () => {
   using ia = make(a, [2, 3], "int64"), ib = make(b, [3], "int32");
   using g = t.index([ia, ib]);
   assert.deepEqual(g.shape, [2, 3, 4]);
-  assert.deepEqual(nums(g), Array.from({ length: 24 }, (_, i) => {
-    const q = Math.floor(i / 4);
-    return x[(norm(a[q], 5, "error") * 3 + b[q % 3]) * 4 + (i % 4)];
-  }));
+  assert.deepEqual(
+    nums(g),
+    Array.from({ length: 24 }, (_, i) => {
+      const q = Math.floor(i / 4);
+      return x[(norm(a[q], 5, "error") * 3 + b[q % 3]) * 4 + (i % 4)];
+    }),
+  );
   using p = t.permute(2, 0, 1); // [4, 5, 3]
   using ic = make([3, 0], [2], "int64");
   using g2 = p.index([ic], "wrap");
   assert.deepEqual(g2.shape, [2, 5, 3]);
-  assert.deepEqual(nums(g2), Array.from({ length: 30 }, (_, i) => x[(Math.floor(i / 3) % 5) * 12 + (i % 3) * 4 + [3, 0][Math.floor(i / 15)]]));
+  assert.deepEqual(
+    nums(g2),
+    Array.from({ length: 30 }, (_, i) => x[(Math.floor(i / 3) % 5) * 12 + (i % 3) * 4 + [3, 0][Math.floor(i / 15)]]),
+  );
 });
 
 test("maskedSelect broadcasts the mask, reads strided input and may select nothing", () => {

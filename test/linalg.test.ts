@@ -14,7 +14,16 @@ function make(data: number[], shape: number[], dtype: pt.DType = "float32"): pt.
 }
 
 /** C[b] = A[b] @ B[b] for row-major [batch, M, K] and [batch, K, N] arrays (batch broadcast by index maps). */
-function refMatmul(a: number[], b: number[], batch: number, M: number, K: number, N: number, ai: (i: number) => number, bi: (i: number) => number): number[] {
+function refMatmul(
+  a: number[],
+  b: number[],
+  batch: number,
+  M: number,
+  K: number,
+  N: number,
+  ai: (i: number) => number,
+  bi: (i: number) => number,
+): number[] {
   const out = new Array<number>(batch * M * N).fill(0);
   for (let p = 0; p < batch; p++) {
     const ao = ai(p) * M * K, bo = bi(p) * K * N;
@@ -46,13 +55,19 @@ test("2-D @ 2-D matches a triple loop for odd sizes (1, 7, 33x127, 0)", () => {
   assert.deepEqual(nums(ck), [0, 0, 0, 0, 0, 0]);
 });
 
-test("a larger matmul (256x515 @ 515x130) agrees with the loop", () => {
-  const [M, K, N] = [256, 515, 130];
-  const a = randData(M * K, 1), b = randData(K * N, 2);
-  using ta = make(a, [M, K]), tb = make(b, [K, N], "float64");
+test("larger matmuls (1024x1031 @ 1031x17 in float32, 256x515 @ 515x130 promoted to float64) agree with the loop", () => {
+  const [M, K, N] = [1024, 1031, 17];
+  const a = randData(M * K, 1).map(Math.fround), b = randData(K * N, 2).map(Math.fround);
+  using ta = make(a, [M, K]), tb = make(b, [K, N]);
   using c = ta.matmul(tb);
-  assert.equal(c.dtype, "float64");
-  assertClose(nums(c), refMatmul(a.map(Math.fround), b, 1, M, K, N, () => 0, () => 0), 1e-9, 1e-9);
+  assert.equal(c.dtype, "float32");
+  assertClose(nums(c), refMatmul(a, b, 1, M, K, N, () => 0, () => 0), 1e-4, 1e-3);
+  const [P, Q, R] = [256, 515, 130];
+  const x = randData(P * Q, 3), y = randData(Q * R, 4);
+  using tx = make(x, [P, Q]), ty = make(y, [Q, R], "float64");
+  using z = tx.matmul(ty);
+  assert.equal(z.dtype, "float64");
+  assertClose(nums(z), refMatmul(x.map(Math.fround), y, 1, P, Q, R, () => 0, () => 0), 1e-9, 1e-9);
 });
 
 test("1-D operands: vector @ vector is 0-d, matrix @ vector and vector @ matrix drop the added dim", () => {
@@ -111,7 +126,13 @@ test("matmul reads transposed, sliced and expanded operands through their stride
 test("matmul dtypes: promotion, exact int32/int64, uint8 and float16 computed wide and cast back", () => {
   const a = randData(12, 13, true), b = randData(12, 14, true);
   const want = refMatmul(a, b, 1, 3, 4, 3, () => 0, () => 0);
-  for (const [da, db, out] of [["int32", "int32", "int32"], ["int64", "int32", "int64"], ["int32", "float32", "float32"], ["float16", "float16", "float16"], ["bfloat16", "float32", "float32"]] as const) {
+  for (
+    const [da, db, out] of [["int32", "int32", "int32"], ["int64", "int32", "int64"], ["int32", "float32", "float32"], [
+      "float16",
+      "float16",
+      "float16",
+    ], ["bfloat16", "float32", "float32"]] as const
+  ) {
     using ta = make(a, [3, 4], da), tb = make(b, [4, 3], db);
     using c = ta.matmul(tb);
     assert.equal(c.dtype, out, `${da} @ ${db}`);

@@ -9,7 +9,7 @@ function data(n: number, seed: number): number[] {
 /** Reference reduction of a row-major [rows, cols] array along axis 1 or 0. */
 function ref2(vals: number[], rows: number, cols: number, axis: 0 | 1, f: (xs: number[]) => number): number[] {
   const out: number[] = [];
-  if (axis === 1) for (let i = 0; i < rows; i++) out.push(f(vals.slice(i * cols, (i + 1) * cols)));
+  if (axis === 1) { for (let i = 0; i < rows; i++) out.push(f(vals.slice(i * cols, (i + 1) * cols))); }
   else for (let j = 0; j < cols; j++) out.push(f(Array.from({ length: rows }, (_, i) => vals[i * cols + j])));
   return out;
 }
@@ -31,7 +31,13 @@ test("sum, mean, prod, max, min, var, std over each axis of 33x127 match JS", ()
     assertClose(t.max(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => Math.max(...xs)), 0, 0, "max");
     assertClose(t.min(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => Math.min(...xs)), 0, 0, "min");
     assertClose(t.var(axis).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => variance(xs)), 1e-5, 1e-6, "var");
-    assertClose(t.std(axis, false, 0).toArray() as Float32Array, ref2(vals, 33, 127, axis, (xs) => Math.sqrt(variance(xs, 0))), 1e-5, 1e-6, "std");
+    assertClose(
+      t.std(axis, false, 0).toArray() as Float32Array,
+      ref2(vals, 33, 127, axis, (xs) => Math.sqrt(variance(xs, 0))),
+      1e-5,
+      1e-6,
+      "std",
+    );
     assert.deepEqual([...t.argmax(axis).toArray()].map(Number), ref2(vals, 33, 127, axis, argOf((a, b) => a > b)));
     assert.deepEqual([...t.argmin(axis).toArray()].map(Number), ref2(vals, 33, 127, axis, argOf((a, b) => a < b)));
   }

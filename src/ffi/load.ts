@@ -2,7 +2,7 @@
  * Finds and opens the native shim once per process (per Worker): PT_LIBRARY first, then
  * the build output next to this checkout. Everything above imports `native` from here.
  */
-import { type NativeLibrary, type RuntimeAdapter } from "./symbols.ts";
+import type { NativeLibrary, RuntimeAdapter } from "./symbols.ts";
 import { denoAdapter } from "./deno.ts";
 import { bunAdapter, type BunFfiModule } from "./bun.ts";
 

@@ -2,7 +2,7 @@
  * Argument blocks for pt_launch: [nbuf, buffer handles..., kind-specific slots]. Layouts
  * are kernels.h's; a VIEW is [buffer index, dtype code, offset, stride x 8].
  */
-import { DTYPES, type DType } from "../tensor/dtype.ts";
+import { type DType, DTYPES } from "../tensor/dtype.ts";
 
 /** A strided window on a device buffer; what kernels read and write. */
 export interface ViewRef {

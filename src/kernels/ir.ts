@@ -4,18 +4,57 @@
  * structure (not its sizes or constant values) is the program's cache key, so one compiled
  * program serves every shape and value. Op codes match kernels.h's bytecode.
  */
-import { DTYPES, type DType } from "../tensor/dtype.ts";
+import { type DType, DTYPES } from "../tensor/dtype.ts";
 
 export const UNARY = {
-  neg: 10, abs: 11, sign: 12, square: 13, reciprocal: 14, exp: 15, exp2: 16, log: 17, log2: 18,
-  log1p: 19, sqrt: 20, rsqrt: 21, sin: 22, cos: 23, tan: 24, tanh: 25, sigmoid: 26, relu: 27,
-  gelu: 28, floor: 29, ceil: 30, round: 31, trunc: 32, logicalNot: 33, isnan: 34, isinf: 35,
-  isfinite: 36, nonzero: 37,
+  neg: 10,
+  abs: 11,
+  sign: 12,
+  square: 13,
+  reciprocal: 14,
+  exp: 15,
+  exp2: 16,
+  log: 17,
+  log2: 18,
+  log1p: 19,
+  sqrt: 20,
+  rsqrt: 21,
+  sin: 22,
+  cos: 23,
+  tan: 24,
+  tanh: 25,
+  sigmoid: 26,
+  relu: 27,
+  gelu: 28,
+  floor: 29,
+  ceil: 30,
+  round: 31,
+  trunc: 32,
+  logicalNot: 33,
+  isnan: 34,
+  isinf: 35,
+  isfinite: 36,
+  nonzero: 37,
 } as const;
 
 export const BINARY = {
-  add: 50, sub: 51, mul: 52, div: 53, pow: 54, mod: 55, maximum: 56, minimum: 57, eq: 58,
-  ne: 59, lt: 60, le: 61, gt: 62, ge: 63, logicalAnd: 64, logicalOr: 65, logicalXor: 66,
+  add: 50,
+  sub: 51,
+  mul: 52,
+  div: 53,
+  pow: 54,
+  mod: 55,
+  maximum: 56,
+  minimum: 57,
+  eq: 58,
+  ne: 59,
+  lt: 60,
+  le: 61,
+  gt: 62,
+  ge: 63,
+  logicalAnd: 64,
+  logicalOr: 65,
+  logicalXor: 66,
 } as const;
 
 export type UnaryOp = keyof typeof UNARY;

@@ -6,7 +6,7 @@ import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError, withOp } from "../runtime/errors.ts";
 
 /** A renderer turns IR into a program of the device's kernel language. */
 export interface Renderer {
@@ -54,8 +54,11 @@ export function runElementwise(
 ): void {
   const prog = rendererFor(device).elementwise(expr, inputs.length);
   const program = device.program(prog.kind, prog.source, prog.key);
-  const block = new ArgBlock().push(shape.length).pad8(shape, 1).push(inputs.length + 1).view(out);
-  for (const v of inputs) block.view(v);
+  const block = new ArgBlock();
+  withOp(op, () => {
+    block.push(shape.length).pad8(shape, 1).push(inputs.length + 1).view(out);
+    for (const v of inputs) block.view(v);
+  });
   block.push(consts.length, ...consts);
   launch(device, program, block, op);
 }
@@ -65,6 +68,6 @@ export function runTemplate(device: Device, name: string, op: string, fill: (b: 
   const prog = rendererFor(device).template(name);
   const program = device.program(prog.kind, prog.source, prog.key);
   const block = new ArgBlock();
-  fill(block);
+  withOp(op, () => fill(block));
   launch(device, program, block, op);
 }

@@ -11,3 +11,18 @@ export class TensorError extends Error {
     this.status = status;
   }
 }
+
+/**
+ * Runs fn, renaming a TensorError raised by a tensor's own liveness check (op "tensor")
+ * to the operation that used the tensor, so "add: this tensor was disposed" names add.
+ */
+export function withOp<T>(op: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof TensorError && e.op === "tensor" && op !== "tensor") {
+      throw new TensorError(op, e.message.slice("tensor: ".length), e.status);
+    }
+    throw e;
+  }
+}

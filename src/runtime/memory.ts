@@ -1,9 +1,9 @@
 /** Memory statistics of a device's caching allocator, and trimming its cache. */
 import { check, native } from "./native.ts";
-import { device as resolveDevice, type Device } from "./device.ts";
+import { type Device, device as resolveDevice } from "./device.ts";
 
 export interface MemoryStats {
-  /** Bytes in live buffers (exact sizes asked for). */
+  /** Bytes of the allocator blocks live buffers hold (sizes rounded up to its buckets; pt.liveBytes() gives exact sizes). */
   inUse: number;
   /** Bytes held in the cache for reuse. */
   cached: number;

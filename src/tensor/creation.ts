@@ -5,9 +5,9 @@
  * TensorFlow.js, because a JS number carries no integer type; bigint data gives int64.
  */
 import { TensorError } from "../runtime/errors.ts";
-import { device as resolveDevice, type Device } from "../runtime/device.ts";
+import { type Device, device as resolveDevice } from "../runtime/device.ts";
 import { check, native } from "../runtime/native.ts";
-import { checkDType, DEFAULT_FLOAT, type DType, dtypeOfArray, hostArrayFor, hostDType, type HostArray, isFloat } from "./dtype.ts";
+import { checkDType, DEFAULT_FLOAT, type DType, dtypeOfArray, type HostArray, hostArrayFor, hostDType, isFloat } from "./dtype.ts";
 import { checkShape, fmtShape, numel } from "./shape.ts";
 import { allocTensor, type NestedArray, type Tensor, wrapBuffer } from "./tensor.ts";
 import { castExpr, generate } from "./elementwise.ts";
@@ -51,7 +51,9 @@ export function tensor(data: NestedArray | TypedData, opts?: CreateOptions): Ten
   walk(data, 0);
   const inferred: DType = flat.length > 0 && flat.every((x) => typeof x === "boolean")
     ? "bool"
-    : flat.some((x) => typeof x === "bigint") ? "int64" : DEFAULT_FLOAT;
+    : flat.some((x) => typeof x === "bigint")
+    ? "int64"
+    : DEFAULT_FLOAT;
   const dtype = dtypeOr(opts, inferred, "tensor");
   return upload(dev(opts), dtype, shape, convert(flat, dtype), "tensor");
 }
@@ -125,8 +127,11 @@ export function arange(start: number, end?: number, step = 1, opts?: CreateOptio
   const n = Math.max(0, Math.ceil((end - start) / step));
   const dtype = dtypeOr(opts, DEFAULT_FLOAT, "arange");
   return generate(dev(opts), "arange", dtype, [n], (k) => ({
-    k: "binary", op: "add", a: k.constant(start, "float64"),
-    b: { k: "binary", op: "mul", a: k.index, b: k.constant(step, "float64"), dtype: "float64" }, dtype: "float64",
+    k: "binary",
+    op: "add",
+    a: k.constant(start, "float64"),
+    b: { k: "binary", op: "mul", a: k.index, b: k.constant(step, "float64"), dtype: "float64" },
+    dtype: "float64",
   }));
 }
 
@@ -138,10 +143,28 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
   const half = steps === 1 ? 1 : Math.floor(steps / 2);
   return generate(dev(opts), "linspace", dtype, [steps], (k) => {
     const i = k.index;
-    const fromStart = { k: "binary", op: "add", a: k.constant(start, "float64"), b: { k: "binary", op: "mul", a: i, b: k.constant(step, "float64"), dtype: "float64" }, dtype: "float64" } as const;
+    const fromStart = {
+      k: "binary",
+      op: "add",
+      a: k.constant(start, "float64"),
+      b: { k: "binary", op: "mul", a: i, b: k.constant(step, "float64"), dtype: "float64" },
+      dtype: "float64",
+    } as const;
     const back = { k: "binary", op: "sub", a: k.constant(steps - 1, "float64"), b: i, dtype: "float64" } as const;
-    const fromEnd = { k: "binary", op: "sub", a: k.constant(end, "float64"), b: { k: "binary", op: "mul", a: back, b: k.constant(step, "float64"), dtype: "float64" }, dtype: "float64" } as const;
-    return { k: "where", c: { k: "binary", op: "lt", a: i, b: k.constant(half, "float64"), dtype: "bool" }, a: fromStart, b: fromEnd, dtype: "float64" };
+    const fromEnd = {
+      k: "binary",
+      op: "sub",
+      a: k.constant(end, "float64"),
+      b: { k: "binary", op: "mul", a: back, b: k.constant(step, "float64"), dtype: "float64" },
+      dtype: "float64",
+    } as const;
+    return {
+      k: "where",
+      c: { k: "binary", op: "lt", a: i, b: k.constant(half, "float64"), dtype: "bool" },
+      a: fromStart,
+      b: fromEnd,
+      dtype: "float64",
+    };
   });
 }
 
@@ -150,7 +173,13 @@ export function eye(n: number, m = n, opts?: CreateOptions): Tensor {
   checkShape([n, m], "eye");
   const dtype = dtypeOr(opts, DEFAULT_FLOAT, "eye");
   return generate(dev(opts), "eye", dtype, [n, m], (k) => {
-    const onStride = { k: "binary", op: "eq", a: { k: "binary", op: "mod", a: k.index, b: k.constant(m + 1, "float64"), dtype: "float64" }, b: k.constant(0, "float64"), dtype: "bool" } as const;
+    const onStride = {
+      k: "binary",
+      op: "eq",
+      a: { k: "binary", op: "mod", a: k.index, b: k.constant(m + 1, "float64"), dtype: "float64" },
+      b: k.constant(0, "float64"),
+      dtype: "bool",
+    } as const;
     const inRange = { k: "binary", op: "lt", a: k.index, b: k.constant(Math.min(n, m) * (m + 1), "float64"), dtype: "bool" } as const;
     return castExpr({ k: "binary", op: "logicalAnd", a: onStride, b: inRange, dtype: "bool" }, "float64");
   });

@@ -3,11 +3,11 @@
  * an expression tree (kernels/ir.ts) over the broadcast operands. JS scalars become
  * constants in the argument block, so the compiled program serves every value.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError, withOp } from "../runtime/errors.ts";
 import type { Device } from "../runtime/device.ts";
 import { runElementwise } from "../kernels/launch.ts";
 import type { BinaryOp, Expr, UnaryOp } from "../kernels/ir.ts";
-import { DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
+import { checkDType, DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
 import { broadcastShapes, broadcastStrides, fmtShape } from "./shape.ts";
 import { allocTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
 
@@ -33,7 +33,12 @@ class KernelBuilder {
     const shape = broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
     const out = allocTensor(device, expr.dtype, shape, this.op);
     try {
-      const views = this.inputs.map((t) => ({ buf: t.buf, dtype: t.dtype, offset: t.offset, strides: broadcastStrides(t.shape, t.strides, shape) }));
+      const views = this.inputs.map((t) => ({
+        buf: withOp(this.op, () => t.buf),
+        dtype: t.dtype,
+        offset: t.offset,
+        strides: broadcastStrides(t.shape, t.strides, shape),
+      }));
       if (out.numel > 0) runElementwise(device, this.op, expr, shape, out, views, this.consts);
     } catch (e) {
       out.dispose();
@@ -101,7 +106,20 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
 }
 
 const FLOAT_ONLY = new Set<UnaryOp>([
-  "exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "gelu", "reciprocal",
+  "exp",
+  "exp2",
+  "log",
+  "log2",
+  "log1p",
+  "sqrt",
+  "rsqrt",
+  "sin",
+  "cos",
+  "tan",
+  "tanh",
+  "sigmoid",
+  "gelu",
+  "reciprocal",
 ]);
 const ROUNDING = new Set<UnaryOp>(["floor", "ceil", "round", "trunc"]);
 const PREDICATE = new Set<UnaryOp>(["isnan", "isinf", "isfinite"]);
@@ -125,7 +143,7 @@ export function unary(op: UnaryOp, x: Tensor): Tensor {
 
 export function cast(x: Tensor, dtype: DType): Tensor {
   const k = new KernelBuilder("cast");
-  return k.run(k.operand(x, dtype));
+  return k.run(k.operand(x, checkDType(dtype, "cast")));
 }
 
 export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
@@ -160,10 +178,19 @@ export function lerp(start: Tensor, end: TensorLike, weight: TensorLike): Tensor
 }
 
 /** A tensor of `shape` filled from an expression of the output index and constants. */
-export function generate(device: Device, op: string, dtype: DType, shape: readonly number[], build: (k: { index: Expr; constant(v: number, dt: DType): Expr }) => Expr): Tensor {
+export function generate(
+  device: Device,
+  op: string,
+  dtype: DType,
+  shape: readonly number[],
+  build: (k: { index: Expr; constant(v: number, dt: DType): Expr }) => Expr,
+): Tensor {
   const consts: number[] = [];
   const index: Expr = { k: "index", dtype: "float64" };
-  const expr = castExpr(build({ index, constant: (v, dt) => (consts.push(v), { k: "const", index: consts.length - 1, dtype: dt }) }), dtype);
+  const expr = castExpr(
+    build({ index, constant: (v, dt) => (consts.push(v), { k: "const", index: consts.length - 1, dtype: dt }) }),
+    dtype,
+  );
   const out = allocTensor(device, dtype, shape, op);
   try {
     if (out.numel > 0) runElementwise(device, op, expr, shape, out, [], consts);

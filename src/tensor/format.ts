@@ -11,7 +11,7 @@
  * as true/false, non-finite floats as nan/inf/-inf. Formatting never throws: a disposed or
  * unreadable tensor prints as tensor(<disposed>, ...) or tensor(<unreadable: why>, ...).
  */
-import { type Tensor } from "./tensor.ts";
+import type { Tensor } from "./tensor.ts";
 import { fmtShape } from "./shape.ts";
 import { cat, narrow } from "./movement.ts";
 

@@ -34,7 +34,10 @@ function checkTensor(x: unknown, what: string, op: string): Tensor {
 function checkIndex(x: unknown, op: string, what = "index"): Tensor {
   const t = checkTensor(x, what, op);
   if (t.dtype !== "int32" && t.dtype !== "int64") {
-    throw new TensorError(op, `${what} must be int32 or int64, got ${t.dtype}${t.dtype === "bool" ? " (use maskedSelect or maskedFill for masks)" : ""}`);
+    throw new TensorError(
+      op,
+      `${what} must be int32 or int64, got ${t.dtype}${t.dtype === "bool" ? " (use maskedSelect or maskedFill for masks)" : ""}`,
+    );
   }
   return t;
 }
@@ -66,8 +69,12 @@ function axisSize(t: Tensor, a: number): number {
 function runGather(t: Tensor, a: number, index: Tensor, idxStrides: readonly number[], shape: Shape, mode: number, op: string): Tensor {
   return fill(allocTensor(t.device, t.dtype, shape, op), (out) => {
     if (out.numel === 0) return;
-    runTemplate(t.device, "gather", op, (b) =>
-      b.push(shape.length).pad8(shape, 1).push(a, axisSize(t, a), mode).view(t).view(index, idxStrides).view(out));
+    runTemplate(
+      t.device,
+      "gather",
+      op,
+      (b) => b.push(shape.length).pad8(shape, 1).push(a, axisSize(t, a), mode).view(t).view(index, idxStrides).view(out),
+    );
   });
 }
 
@@ -133,7 +140,10 @@ export function scatter(
   if (src instanceof Tensor) {
     commonDevice(op, [t, index, src]);
     if (src.ndim !== index.ndim || index.shape.some((d, i) => d > src.shape[i])) {
-      throw new TensorError(op, `index ${fmtShape(index.shape)} must not be larger than src ${fmtShape(src.shape)} in any dim (and both need ${t.ndim} dims)`);
+      throw new TensorError(
+        op,
+        `index ${fmtShape(index.shape)} must not be larger than src ${fmtShape(src.shape)} in any dim (and both need ${t.ndim} dims)`,
+      );
     }
   } else commonDevice(op, [t, index]);
   using scalar = src instanceof Tensor ? undefined : scalarTensor(t.device, src, t.dtype, op);
@@ -141,8 +151,12 @@ export function scatter(
   const srcStrides = src instanceof Tensor ? src.strides : index.shape.map(() => 0);
   return fill(clone(t), (out) => {
     if (index.numel === 0) return;
-    runTemplate(t.device, "scatter", op, (b) =>
-      b.push(index.ndim).pad8(index.shape, 1).push(a, axisSize(t, a), m, r).view(out).view(index).view(s, srcStrides));
+    runTemplate(
+      t.device,
+      "scatter",
+      op,
+      (b) => b.push(index.ndim).pad8(index.shape, 1).push(a, axisSize(t, a), m, r).view(out).view(index).view(s, srcStrides),
+    );
   });
 }
 
@@ -169,7 +183,17 @@ function planIndices(t: Tensor, indices: readonly Tensor[], op: string): IndexPl
 }
 
 /** The shared index_put / index_get block: `src` indexed, `vals` over B + rest. */
-function runIndexKernel(kind: "index_put" | "index_get", op: string, t: Tensor, indices: readonly Tensor[], p: IndexPlan, vals: Tensor, valStrides: readonly number[], mode: number, accumulate: boolean): void {
+function runIndexKernel(
+  kind: "index_put" | "index_get",
+  op: string,
+  t: Tensor,
+  indices: readonly Tensor[],
+  p: IndexPlan,
+  vals: Tensor,
+  valStrides: readonly number[],
+  mode: number,
+  accumulate: boolean,
+): void {
   const br = p.bshape.length;
   runTemplate(t.device, kind, op, (b) => {
     b.push(p.k, br).pad8(p.bshape, 1).push(p.rest.length).pad8(p.rest, 1).push(mode, accumulate ? 1 : 0);
@@ -221,8 +245,12 @@ export function indexGet(t: Tensor, indices: readonly Tensor[], mode: IndexMode 
 function countNonzero(t: Tensor, shape: Shape, strides: readonly number[], op: string): number {
   if (shape.some((d) => d === 0)) return 0;
   using out = allocTensor(t.device, "int64", [], op);
-  runTemplate(t.device, "reduce", op, (b) =>
-    b.push(11, 0, 0).pad8([], 1).push(shape.length).pad8(shape, 1).view(t, []).pad8(strides, 0).view(out, []));
+  runTemplate(
+    t.device,
+    "reduce",
+    op,
+    (b) => b.push(11, 0, 0).pad8([], 1).push(shape.length).pad8(shape, 1).view(t, []).pad8(strides, 0).view(out, []),
+  );
   const host = new BigInt64Array(1);
   check(native.pt_buffer_read(t.device.queue, out.buf, out.offset * DTYPES.int64.size, host, 8), op);
   return Number(host[0]);
@@ -240,8 +268,12 @@ export function maskedSelect(t: Tensor, mask: Tensor): Tensor {
   const count = countNonzero(mask, shape, maskStrides, op);
   return fill(allocTensor(device, t.dtype, [count], op), (out) => {
     if (count === 0) return;
-    runTemplate(device, "masked_select", op, (b) =>
-      b.push(shape.length).pad8(shape, 1).view(t, inStrides).view(mask, maskStrides).view(out, [1]).push(count));
+    runTemplate(
+      device,
+      "masked_select",
+      op,
+      (b) => b.push(shape.length).pad8(shape, 1).view(t, inStrides).view(mask, maskStrides).view(out, [1]).push(count),
+    );
   });
 }
 

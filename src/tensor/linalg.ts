@@ -29,7 +29,9 @@ function operandDType(a: Tensor, b: Tensor, op: string): DType {
   }
   commonDevice(op, [a, b]);
   const dt = promoteTypes(a.dtype, b.dtype);
-  if (dt === "bool") throw new TensorError(op, `is not supported for bool operands (${a.dtype} and ${b.dtype}); cast to a numeric dtype first`);
+  if (dt === "bool") {
+    throw new TensorError(op, `is not supported for bool operands (${a.dtype} and ${b.dtype}); cast to a numeric dtype first`);
+  }
   return dt;
 }
 

@@ -4,7 +4,7 @@
  * clone, flip, cat and stack copy with the elementwise copy kernel.
  */
 import { TensorError } from "../runtime/errors.ts";
-import { allocTensor, Tensor, viewOf } from "./tensor.ts";
+import { allocTensor, type Tensor, viewOf } from "./tensor.ts";
 import { checkShape, contiguousStrides, fmtShape, MAX_RANK, normalizeAxes, normalizeAxis, numel, type Shape } from "./shape.ts";
 import { commonDevice, copyInto } from "./elementwise.ts";
 import { promoteTypes } from "./dtype.ts";
@@ -24,7 +24,9 @@ function inferShape(t: Tensor, shape: readonly number[], op: string): number[] {
     out[neg] = t.numel / known;
   }
   checkShape(out, op);
-  if (numel(out) !== t.numel) throw new TensorError(op, `shape ${fmtShape(shape)} is invalid for a tensor of shape ${fmtShape(t.shape)} (${t.numel} elements)`);
+  if (numel(out) !== t.numel) {
+    throw new TensorError(op, `shape ${fmtShape(shape)} is invalid for a tensor of shape ${fmtShape(t.shape)} (${t.numel} elements)`);
+  }
   return out;
 }
 
@@ -55,7 +57,12 @@ function viewStrides(t: Tensor, shape: readonly number[]): number[] | undefined 
 export function view(t: Tensor, shape: readonly number[]): Tensor {
   const s = inferShape(t, shape, "view");
   const strides = viewStrides(t, s);
-  if (!strides) throw new TensorError("view", `a ${fmtShape(t.shape)} tensor with strides ${fmtShape(t.strides)} cannot be viewed as ${fmtShape(s)}; use reshape()`);
+  if (!strides) {
+    throw new TensorError(
+      "view",
+      `a ${fmtShape(t.shape)} tensor with strides ${fmtShape(t.strides)} cannot be viewed as ${fmtShape(s)}; use reshape()`,
+    );
+  }
   return viewOf(t, s, strides, t.offset, "view");
 }
 
@@ -101,7 +108,11 @@ export function expand(t: Tensor, shape: readonly number[]): Tensor {
 }
 
 export function squeeze(t: Tensor, axis?: number | readonly number[]): Tensor {
-  const drop = new Set(axis === undefined ? t.shape.flatMap((d, i) => (d === 1 ? [i] : [])) : normalizeAxes(axis, t.ndim, "squeeze").filter((a) => t.shape[a] === 1));
+  const drop = new Set(
+    axis === undefined
+      ? t.shape.flatMap((d, i) => (d === 1 ? [i] : []))
+      : normalizeAxes(axis, t.ndim, "squeeze").filter((a) => t.shape[a] === 1),
+  );
   const keep = [...t.shape.keys()].filter((i) => !drop.has(i));
   return viewOf(t, keep.map((i) => t.shape[i]), keep.map((i) => t.strides[i]), t.offset, "squeeze");
 }

@@ -4,14 +4,17 @@
  * sequence of calls gives the same numbers on every backend and thread count.
  * One generator per process: { seed, offset }. Each call draws counters offset ..
  * offset + n - 1 and then advances offset by n. manualSeed() sets the seed and resets the
- * offset to 0; setOffset() moves the offset (e.g. to replay a call).
+ * offset to 0; setOffset() moves the offset (e.g. to replay a call). rand in float16 /
+ * bfloat16 keeps 11 / 8 random bits (as PyTorch does), since rounding a float32 sample to
+ * a half type could give 1.
  */
 import { TensorError } from "../runtime/errors.ts";
-import { device as resolveDevice, type Device } from "../runtime/device.ts";
+import { type Device, device as resolveDevice } from "../runtime/device.ts";
 import { runTemplate } from "../kernels/launch.ts";
 import { checkDType, type DType, isFloat } from "./dtype.ts";
 import { checkShape, fmtShape, numel } from "./shape.ts";
 import { allocTensor, type Tensor } from "./tensor.ts";
+import { binary, cast, unary } from "./elementwise.ts";
 
 export interface RandomOptions {
   dtype?: DType;
@@ -89,10 +92,21 @@ function floatDType(opts: RandomOptions, op: string): DType {
   return dt;
 }
 
+/** Significand bits of the half types: rand keeps that many bits so rounding never gives 1. */
+const HALF_BITS: Partial<Record<DType, number>> = { float16: 11, bfloat16: 8 };
+
 /** Uniform samples in [0, 1). */
 export function rand(shape: number | readonly number[], opts: RandomOptions = {}): Tensor {
   const s = toShape(shape, "rand");
-  return fill("rand", 0, s, floatDType(opts, "rand"), resolveDevice(opts.device), 0, 1);
+  const dt = floatDType(opts, "rand");
+  const bits = HALF_BITS[dt];
+  if (bits === undefined) return fill("rand", 0, s, dt, resolveDevice(opts.device), 0, 1);
+  // float32 samples cut to the half type's grid, k * 2^-bits with k < 2^bits, which it holds exactly.
+  using u = fill("rand", 0, s, "float32", resolveDevice(opts.device), 0, 1);
+  using scaled = binary("mul", u, 2 ** bits);
+  using k = unary("floor", scaled);
+  using grid = binary("div", k, 2 ** bits);
+  return cast(grid, dt);
 }
 
 /** Standard normal samples (Box-Muller over Philox). */

@@ -10,7 +10,18 @@ import { contiguousStrides, fmtShape, normalizeAxes, normalizeAxis, numel } from
 import { allocTensor, type Tensor } from "./tensor.ts";
 
 const REDUCE_OPS = {
-  sum: 0, prod: 1, max: 2, min: 3, argmax: 4, argmin: 5, any: 6, all: 7, mean: 8, var: 9, std: 10, countNonzero: 11,
+  sum: 0,
+  prod: 1,
+  max: 2,
+  min: 3,
+  argmax: 4,
+  argmin: 5,
+  any: 6,
+  all: 7,
+  mean: 8,
+  var: 9,
+  std: 10,
+  countNonzero: 11,
 } as const;
 export type ReduceOp = keyof typeof REDUCE_OPS;
 
@@ -50,10 +61,15 @@ export function reduce(op: ReduceOp, t: Tensor, axis: number | readonly number[]
   const out = allocTensor(t.device, reduceDType(op, t.dtype), outShape, op);
   if (out.numel === 0) return out;
   try {
-    runTemplate(t.device, "reduce", op, (b) =>
-      b.push(REDUCE_OPS[op], correction, outer.length).pad8(outer, 1).push(inner.length).pad8(inner, 1)
-        .view(t, outerAxes.map((a) => t.strides[a])).pad8(axes.map((a) => t.strides[a]), 0)
-        .view(out, contiguousStrides(outer)));
+    runTemplate(
+      t.device,
+      "reduce",
+      op,
+      (b) =>
+        b.push(REDUCE_OPS[op], correction, outer.length).pad8(outer, 1).push(inner.length).pad8(inner, 1)
+          .view(t, outerAxes.map((a) => t.strides[a])).pad8(axes.map((a) => t.strides[a]), 0)
+          .view(out, contiguousStrides(outer)),
+    );
   } catch (e) {
     out.dispose();
     throw e;
@@ -69,10 +85,15 @@ export function scan(op: "cumsum" | "cumprod", t: Tensor, axis: number): Tensor 
   const outerAxes = [...t.shape.keys()].filter((i) => i !== a);
   const n = t.ndim === 0 ? 1 : t.shape[a];
   try {
-    runTemplate(t.device, "scan", op, (b) =>
-      b.push(op === "cumsum" ? 0 : 1, outerAxes.length).pad8(outerAxes.map((i) => t.shape[i]), 1).push(n)
-        .view(t, outerAxes.map((i) => t.strides[i])).push(t.ndim === 0 ? 0 : t.strides[a])
-        .view(out, outerAxes.map((i) => out.strides[i])).push(t.ndim === 0 ? 0 : out.strides[a]));
+    runTemplate(
+      t.device,
+      "scan",
+      op,
+      (b) =>
+        b.push(op === "cumsum" ? 0 : 1, outerAxes.length).pad8(outerAxes.map((i) => t.shape[i]), 1).push(n)
+          .view(t, outerAxes.map((i) => t.strides[i])).push(t.ndim === 0 ? 0 : t.strides[a])
+          .view(out, outerAxes.map((i) => out.strides[i])).push(t.ndim === 0 ? 0 : out.strides[a]),
+    );
   } catch (e) {
     out.dispose();
     throw e;

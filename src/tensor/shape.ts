@@ -43,7 +43,10 @@ export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
       const o = rank - s.length + i, d = s[i];
       if (out[o] === 1) out[o] = d;
       else if (d !== 1 && d !== out[o]) {
-        throw new TensorError(op, `shapes ${shapes.map(fmtShape).join(" and ")} cannot be broadcast together (dim ${o}: ${out[o]} vs ${d})`);
+        throw new TensorError(
+          op,
+          `shapes ${shapes.map(fmtShape).join(" and ")} cannot be broadcast together (dim ${o}: ${out[o]} vs ${d})`,
+        );
       }
     }
   }

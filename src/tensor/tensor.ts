@@ -5,8 +5,8 @@
  * reference to its buffer; views own one more on the same buffer, so a view keeps its
  * base's memory alive and disposing the base first is safe.
  */
-import { type Device } from "../runtime/device.ts";
-import { TensorError } from "../runtime/errors.ts";
+import type { Device } from "../runtime/device.ts";
+import { TensorError, withOp } from "../runtime/errors.ts";
 import { track } from "../runtime/ownership.ts";
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
@@ -41,7 +41,16 @@ export class Tensor implements ViewRef {
   readonly #keep: object | undefined;
 
   /** @internal Use the creation functions (pt.zeros, pt.tensor, ...) instead. */
-  constructor(token: symbol, device: Device, buf: number, dtype: DType, shape: Shape, strides: readonly number[], offset: number, keep?: object) {
+  constructor(
+    token: symbol,
+    device: Device,
+    buf: number,
+    dtype: DType,
+    shape: Shape,
+    strides: readonly number[],
+    offset: number,
+    keep?: object,
+  ) {
     if (token !== creating) throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
     this.device = device;
     this.dtype = dtype;
@@ -417,7 +426,15 @@ function fmt(s: Shape): string {
 }
 
 /** Wraps a buffer reference the caller already owns (one native reference) as a tensor. */
-export function wrapBuffer(device: Device, buf: number, dtype: DType, shape: Shape, strides?: readonly number[], offset = 0, keep?: object): Tensor {
+export function wrapBuffer(
+  device: Device,
+  buf: number,
+  dtype: DType,
+  shape: Shape,
+  strides?: readonly number[],
+  offset = 0,
+  keep?: object,
+): Tensor {
   return new Tensor(creating, device, buf, dtype, shape, strides ?? contiguousStrides(shape), offset, keep);
 }
 
@@ -430,7 +447,7 @@ export function allocTensor(device: Device, dtype: DType, shape: Shape, op: stri
 
 /** A view on base's buffer with new geometry; it holds its own reference. */
 export function viewOf(base: Tensor, shape: Shape, strides: readonly number[], offset: number, op: string): Tensor {
-  const buf = base.buf;
+  const buf = withOp(op, () => base.buf);
   check(native.pt_buffer_retain(buf), op);
   return wrapBuffer(base.device, buf, base.dtype, shape, strides, offset, base.hostOwner);
 }

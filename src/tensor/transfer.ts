@@ -2,16 +2,17 @@
  * Moving data between a tensor and the host or another device. Reads make the tensor
  * contiguous (and widen float16/bfloat16 to float32) on its device first, then copy once.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError, withOp } from "../runtime/errors.ts";
 import { check, native } from "../runtime/native.ts";
-import { device as resolveDevice, Device } from "../runtime/device.ts";
-import { checkDType, DTYPES, type DType, hostArrayFor, hostDType, type HostArray } from "./dtype.ts";
+import { type Device, device as resolveDevice } from "../runtime/device.ts";
+import { checkDType, type DType, DTYPES, type HostArray, hostArrayFor, hostDType } from "./dtype.ts";
 import { fmtShape, numel } from "./shape.ts";
 import { allocTensor, type NestedArray, type Tensor, viewOf } from "./tensor.ts";
 import { cast } from "./elementwise.ts";
 import { contiguous } from "./movement.ts";
 
 export function toArray(t: Tensor): HostArray {
+  withOp("toArray", () => t.buf);
   const host = hostDType(t.dtype);
   if (host !== t.dtype) {
     using wide = cast(t, host);

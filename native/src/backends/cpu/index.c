@@ -27,6 +27,13 @@ static int bad_slot(const char *op, const char *name, double v) {
   return pt_error(PT_EINVAL, "%s: %s %g is invalid in the argument block", op, name, v);
 }
 
+static int rank_shape(const char *op, const double *a, int at, int *rank, int64_t *shape) {
+  int64_t x;
+  if (!slot(a, at, 0, PT_MAX_RANK, &x)) return bad_slot(op, "rank", a[at]);
+  *rank = (int)x;
+  return cpu_shape_parse(a + at + 1, *rank, shape, op);
+}
+
 /* ---- row-major iteration over a shape, carrying one element offset per view ---- */
 
 typedef struct {
@@ -34,6 +41,7 @@ typedef struct {
   int64_t shape[PT_MAX_RANK], pos[PT_MAX_RANK];
   int64_t stride[ITER_VIEWS][PT_MAX_RANK];
   int64_t off[ITER_VIEWS];
+  int64_t step[ITER_VIEWS]; /* innermost stride: hot loops walk a row with it */
 } iter;
 
 static void it_init(iter *it, int rank, const int64_t *shape) {
@@ -44,6 +52,7 @@ static void it_init(iter *it, int rank, const int64_t *shape) {
 
 static void it_add(iter *it, const int64_t *stride) {
   for (int d = 0; d < it->rank; d++) it->stride[it->nv][d] = stride[d];
+  it->step[it->nv] = it->rank > 0 ? stride[it->rank - 1] : 0;
   it->nv++;
 }
 
@@ -57,28 +66,45 @@ static void it_seek(iter *it, int64_t lin) {
   }
 }
 
-/* Stepping past the last element wraps back to the first, which index_put relies on. */
-static void it_next(iter *it) {
-  for (int d = it->rank - 1; d >= 0; d--) {
-    for (int v = 0; v < it->nv; v++) it->off[v] += it->stride[v][d];
-    if (++it->pos[d] < it->shape[d]) return;
+/* Advances cnt elements, at most to the end of the current row. Stepping past the last
+ * element wraps back to the first, which index_put relies on. */
+static void it_skip(iter *it, int64_t cnt) {
+  for (int d = it->rank - 1; d >= 0; d--, cnt = 1) {
+    for (int v = 0; v < it->nv; v++) it->off[v] += cnt * it->stride[v][d];
+    if ((it->pos[d] += cnt) < it->shape[d]) return;
     for (int v = 0; v < it->nv; v++) it->off[v] -= it->stride[v][d] * it->shape[d];
     it->pos[d] = 0;
   }
 }
 
+/* How many of the next `left` elements lie in the current innermost row. */
+static int64_t it_run(const iter *it, int64_t left) {
+  if (it->rank == 0) return left;
+  int64_t r = it->shape[it->rank - 1] - it->pos[it->rank - 1];
+  return r < left ? r : left;
+}
+
 /* ---- elements ---- */
 
-static inline void copy_elem(uint8_t *d, int ddt, const uint8_t *s, int sdt) {
-  if (ddt == sdt) {
-    switch (pt_dtype_size[ddt]) {
-    case 8: memcpy(d, s, 8); break;
-    case 4: memcpy(d, s, 4); break;
-    case 2: memcpy(d, s, 2); break;
-    default: *d = *s; break;
-    }
-  } else if (pt_is_float(sdt)) pt_store_f64(d, ddt, pt_load_f64(s, sdt));
+static void convert_elem(uint8_t *d, int ddt, const uint8_t *s, int sdt) {
+  if (pt_is_float(sdt)) pt_store_f64(d, ddt, pt_load_f64(s, sdt));
   else pt_store_i64(d, ddt, pt_load_i64(s, sdt));
+}
+
+/* Forced inline: a call per element costs more than the copy itself in the row loops,
+ * where the dtype tests are predictable. */
+#if defined(__GNUC__)
+#define HOT static inline __attribute__((always_inline))
+#else
+#define HOT static inline
+#endif
+
+HOT void copy_elem(uint8_t *d, int ddt, const uint8_t *s, int sdt) {
+  if (ddt != sdt) convert_elem(d, ddt, s, sdt);
+  else if (pt_dtype_size[ddt] == 4) memcpy(d, s, 4);
+  else if (pt_dtype_size[ddt] == 8) memcpy(d, s, 8);
+  else if (pt_dtype_size[ddt] == 2) memcpy(d, s, 2);
+  else *d = *s;
 }
 
 /* reduce: 0 set 1 add 2 max 3 min. Floats combine in double (exact for an f32 sum, then
@@ -101,7 +127,7 @@ static void combine(uint8_t *d, int ddt, const uint8_t *s, int sdt, int reduce) 
   }
 }
 
-static inline int is_nonzero(const uint8_t *p, int dt) {
+HOT int is_nonzero(const uint8_t *p, int dt) {
   switch (dt) {
   case PT_F32: { float v; memcpy(&v, p, 4); return v != 0; } /* NaN != 0 */
   case PT_F64: { double v; memcpy(&v, p, 8); return v != 0; }
@@ -114,21 +140,17 @@ static inline int is_nonzero(const uint8_t *p, int dt) {
 
 /* ---- indices ---- */
 
-static inline int64_t load_index(const cpu_view *v, int64_t off) {
-  const uint8_t *p = PT_ELEM(v, off);
-  if (v->dtype == PT_I32) { int32_t x; memcpy(&x, p, 4); return x; }
-  int64_t x;
-  memcpy(&x, p, 8);
-  return x;
+HOT int64_t load_index(const cpu_view *v, int64_t off) {
+  int32_t x32;
+  int64_t x64;
+  if (v->dtype == PT_I32) return memcpy(&x32, PT_ELEM(v, off), 4), x32;
+  return memcpy(&x64, PT_ELEM(v, off), 8), x64;
 }
 
 /* size > 0. Mode 1 clamps the raw value (-1 -> 0, not size-1); mode 2 is Python's %.
  * Returns -1 only in mode 0, for a value outside [-size, size). */
-static inline int64_t norm_index(int64_t v, int64_t size, int mode) {
-  if (mode == 0) {
-    if (v < 0) v += size;
-    return v >= 0 && v < size ? v : -1;
-  }
+HOT int64_t norm_index(int64_t v, int64_t size, int mode) {
+  if (mode == 0) return v < -size || v >= size ? -1 : v < 0 ? v + size : v;
   if (mode == 1) return v < 0 ? 0 : v >= size ? size - 1 : v;
   int64_t r = v % size;
   return r < 0 ? r + size : r;
@@ -176,9 +198,14 @@ static void check_block(void *p, int blk, int64_t begin, int64_t end) {
   iter it = j->it;
   j->bad_at[blk] = -1;
   it_seek(&it, begin);
-  for (int64_t i = begin; i < end; i++, it_next(&it)) {
-    int64_t x = load_index(j->v, it.off[0]);
-    if (norm_index(x, j->size, 0) < 0) { j->bad_at[blk] = i; j->bad_val[blk] = x; return; }
+  for (int64_t i = begin; i < end;) {
+    int64_t n = it_run(&it, end - i), o = it.off[0];
+    for (int64_t t = 0; t < n; t++, o += it.step[0]) {
+      int64_t x = load_index(j->v, o);
+      if (norm_index(x, j->size, 0) < 0) { j->bad_at[blk] = i + t; j->bad_val[blk] = x; return; }
+    }
+    it_skip(&it, n);
+    i += n;
   }
 }
 
@@ -190,11 +217,9 @@ static int check_indices(const char *op, const cpu_view *v, int rank, const int6
   if (n == 0) return PT_OK;
   if (size == 0) return range_error(op, load_index(v, 0), axis, size);
   if (mode != 0) return PT_OK;
-  check_job j;
+  check_job j = {.v = v, .size = size};
   it_init(&j.it, rank, shape);
   it_add(&j.it, v->stride);
-  j.v = v;
-  j.size = size;
   int nb = run_blocks(n, check_block, &j);
   for (int b = 0; b < nb; b++)
     if (j.bad_at[b] >= 0) return range_error(op, j.bad_val[b], axis, size);
@@ -204,7 +229,6 @@ static int check_indices(const char *op, const cpu_view *v, int rank, const int6
 /* ---- gather / scatter: [rank, shape x8, axis, axis size, mode, (reduce), V0, IDX, V2] ---- */
 
 typedef struct {
-  const char *op;
   int rank, axis, mode, reduce;
   int64_t shape[PT_MAX_RANK], size, n, astride;
   cpu_view v[3]; /* v[0] spans `size` along the axis (gather: IN, scatter: OUT); v[1] IDX */
@@ -217,11 +241,9 @@ static int axis_parse(axis_job *j, const char *op, const pt_mem_ref *bufs, int n
                                     {"scatter OUT", "scatter IDX", "scatter SRC"}};
   int v0 = 12 + has_reduce, st;
   int64_t x;
-  j->op = op;
-  if (!a || na < v0 + 3 * PT_VIEW_SLOTS) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, v0 + 3 * PT_VIEW_SLOTS);
-  if (!slot(a, 0, 0, PT_MAX_RANK, &x)) return bad_slot(op, "rank", a[0]);
-  j->rank = (int)x;
-  if ((st = cpu_shape_parse(a + 1, j->rank, j->shape, op)) != PT_OK) return st;
+  if (!a || na < v0 + 3 * PT_VIEW_SLOTS)
+    return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, v0 + 3 * PT_VIEW_SLOTS);
+  if ((st = rank_shape(op, a, 0, &j->rank, j->shape)) != PT_OK) return st;
   /* A 0-d index is treated as 1-d of one element, as PyTorch accepts dim 0 on scalars. */
   if (j->rank == 0) j->rank = 1;
   if (!slot(a, 9, 0, j->rank - 1, &x)) return bad_slot(op, "axis", a[9]);
@@ -260,9 +282,14 @@ static void gather_range(void *p, size_t begin, size_t end) {
   const cpu_view *in = &j->v[0], *idx = &j->v[1], *out = &j->v[2];
   iter it = j->it;
   it_seek(&it, (int64_t)begin);
-  for (size_t i = begin; i < end; i++, it_next(&it)) {
-    int64_t k = norm_index(load_index(idx, it.off[1]), j->size, j->mode);
-    copy_elem(PT_ELEM(out, it.off[2]), out->dtype, PT_ELEM(in, it.off[0] + k * j->astride), in->dtype);
+  for (int64_t i = (int64_t)begin; i < (int64_t)end;) {
+    int64_t n = it_run(&it, (int64_t)end - i), s = it.off[0], x = it.off[1], o = it.off[2];
+    for (int64_t t = 0; t < n; t++, s += it.step[0], x += it.step[1], o += it.step[2]) {
+      int64_t k = norm_index(load_index(idx, x), j->size, j->mode);
+      copy_elem(PT_ELEM(out, o), out->dtype, PT_ELEM(in, s + k * j->astride), in->dtype);
+    }
+    it_skip(&it, n);
+    i += n;
   }
 }
 
@@ -280,9 +307,14 @@ int cpu_scatter(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   if (st != PT_OK || j.n == 0) return st;
   const cpu_view *out = &j.v[0], *idx = &j.v[1], *src = &j.v[2];
   iter it = j.it;
-  for (int64_t i = 0; i < j.n; i++, it_next(&it)) {
-    int64_t k = norm_index(load_index(idx, it.off[1]), j.size, j.mode);
-    combine(PT_ELEM(out, it.off[0] + k * j.astride), out->dtype, PT_ELEM(src, it.off[2]), src->dtype, j.reduce);
+  for (int64_t i = 0; i < j.n;) {
+    int64_t n = it_run(&it, j.n - i), o = it.off[0], x = it.off[1], s = it.off[2];
+    for (int64_t t = 0; t < n; t++, o += it.step[0], x += it.step[1], s += it.step[2]) {
+      int64_t k = norm_index(load_index(idx, x), j.size, j.mode);
+      combine(PT_ELEM(out, o + k * j.astride), out->dtype, PT_ELEM(src, s), src->dtype, j.reduce);
+    }
+    it_skip(&it, n);
+    i += n;
   }
   return PT_OK;
 }
@@ -322,17 +354,19 @@ static void ip_range(void *p, size_t begin, size_t end) {
     uint8_t *o = PT_ELEM(&j->out, base + rit.off[0]), *v = PT_ELEM(&j->vals, bit.off[j->k] + rit.off[1]);
     if (j->get) copy_elem(v, j->vals.dtype, o, j->out.dtype);
     else combine(o, j->out.dtype, v, j->vals.dtype, j->acc);
-    it_next(&rit);
+    it_skip(&rit, 1);
     if (++r == j->nr && i + 1 < end) {
       r = 0;
-      it_next(&bit);
+      it_skip(&bit, 1);
       base = ip_base(j, &bit);
     }
   }
 }
 
 int cpu_index_put(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int get) {
-  const char *op = get ? "index_get" : "index_put";
+  static const char *names[2][3] = {{"index_put OUT", "index_put VALS", "index_put IDX"},
+                                    {"index_get OUT", "index_get VALS", "index_get IDX"}};
+  const char *op = get ? "index_get" : "index_put", **name = names[get != 0];
   ip_job j;
   int64_t x, bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], ostr[PT_MAX_RANK], vstr[PT_MAX_RANK];
   int st, brank, rrank;
@@ -341,12 +375,8 @@ int cpu_index_put(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int
   j.k = (int)x;
   int vals_at = 48 + j.k * PT_VIEW_SLOTS, need = vals_at + 3 + 2 * PT_MAX_RANK;
   if (na < need) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, need);
-  if (!slot(a, 1, 0, PT_MAX_RANK, &x)) return bad_slot(op, "brank", a[1]);
-  brank = (int)x;
-  if ((st = cpu_shape_parse(a + 2, brank, bshape, op)) != PT_OK) return st;
-  if (!slot(a, 10, 0, PT_MAX_RANK, &x)) return bad_slot(op, "rrank", a[10]);
-  rrank = (int)x;
-  if ((st = cpu_shape_parse(a + 11, rrank, rshape, op)) != PT_OK) return st;
+  if ((st = rank_shape(op, a, 1, &brank, bshape)) != PT_OK || (st = rank_shape(op, a, 10, &rrank, rshape)) != PT_OK)
+    return st;
   if (!slot(a, 19, 0, 2, &x)) return bad_slot(op, "mode", a[19]);
   j.mode = (int)x;
   if (!slot(a, 20, 0, 1, &x)) return bad_slot(op, "accumulate", a[20]);
@@ -355,12 +385,11 @@ int cpu_index_put(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int
   if ((st = cpu_shape_parse(a + 21, j.k, j.dims, op)) != PT_OK) return st;
   if ((st = rest_strides(op, a, 40, ostr)) != PT_OK || (st = rest_strides(op, a, vals_at + 11, vstr)) != PT_OK)
     return st;
-  st = cpu_view_parse(bufs, nbuf, a + 29, j.k, j.dims, rrank, rshape, ostr, get ? "index_get OUT" : "index_put OUT", &j.out);
-  if (st != PT_OK) return st;
-  st = cpu_view_parse(bufs, nbuf, a + vals_at, brank, bshape, rrank, rshape, vstr, get ? "index_get VALS" : "index_put VALS", &j.vals);
-  if (st != PT_OK) return st;
+  if ((st = cpu_view_parse(bufs, nbuf, a + 29, j.k, j.dims, rrank, rshape, ostr, name[0], &j.out)) != PT_OK ||
+      (st = cpu_view_parse(bufs, nbuf, a + vals_at, brank, bshape, rrank, rshape, vstr, name[1], &j.vals)) != PT_OK)
+    return st;
   for (int q = 0; q < j.k; q++) {
-    st = cpu_view_parse(bufs, nbuf, a + 48 + q * PT_VIEW_SLOTS, brank, bshape, 0, NULL, NULL, get ? "index_get IDX" : "index_put IDX", &j.idx[q]);
+    st = cpu_view_parse(bufs, nbuf, a + 48 + q * PT_VIEW_SLOTS, brank, bshape, 0, NULL, NULL, name[2], &j.idx[q]);
     if (st != PT_OK || (st = index_dtype_ok(op, &j.idx[q])) != PT_OK) return st;
   }
   j.nb = cpu_numel(brank, bshape);
@@ -397,15 +426,21 @@ static void compact_block(void *p, int blk, int64_t begin, int64_t end) {
   iter it = j->it;
   int64_t row = j->writing ? j->start[blk] : 0;
   it_seek(&it, begin);
-  for (int64_t i = begin; i < end; i++, it_next(&it)) {
-    if (!is_nonzero(PT_ELEM(j->test, it.off[0]), j->test->dtype)) continue;
-    if (!j->writing) {
-    } else if (!j->nonzero) {
-      copy_elem(PT_ELEM(j->out, row * j->out->stride[0]), j->out->dtype, PT_ELEM(j->in, it.off[1]), j->in->dtype);
-    } else if (j->rank > 0) {
-      memcpy(j->coords + row * j->rank, it.pos, (size_t)j->rank * sizeof(int64_t));
+  for (int64_t i = begin; i < end;) {
+    int64_t n = it_run(&it, end - i), m = it.off[0], s = it.off[1];
+    for (int64_t t = 0; t < n; t++, m += it.step[0], s += it.step[1]) {
+      if (!is_nonzero(PT_ELEM(j->test, m), j->test->dtype)) continue;
+      if (!j->writing) {
+      } else if (!j->nonzero) {
+        copy_elem(PT_ELEM(j->out, row * j->out->stride[0]), j->out->dtype, PT_ELEM(j->in, s), j->in->dtype);
+      } else if (j->rank > 0) {
+        memcpy(j->coords + row * j->rank, it.pos, (size_t)j->rank * sizeof(int64_t));
+        j->coords[row * j->rank + j->rank - 1] += t;
+      }
+      row++;
     }
-    row++;
+    it_skip(&it, n);
+    i += n;
   }
   if (!j->writing) j->count[blk] = row;
 }
@@ -425,13 +460,11 @@ static int compact(const char *op, compact_job *j, int64_t n, int64_t want) {
 
 int cpu_nonzero(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   const char *op = "nonzero";
-  int64_t x, shape[PT_MAX_RANK], ob, count;
+  int64_t shape[PT_MAX_RANK], ob, count;
   cpu_view in;
-  int st;
+  int st, rank;
   if (!a || na < 22) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs 22", op, na);
-  if (!slot(a, 0, 0, PT_MAX_RANK, &x)) return bad_slot(op, "rank", a[0]);
-  int rank = (int)x;
-  if ((st = cpu_shape_parse(a + 1, rank, shape, op)) != PT_OK) return st;
+  if ((st = rank_shape(op, a, 0, &rank, shape)) != PT_OK) return st;
   if ((st = cpu_view_parse(bufs, nbuf, a + 9, rank, shape, 0, NULL, NULL, "nonzero IN", &in)) != PT_OK) return st;
   if (!slot(a, 20, 0, nbuf - 1, &ob) || !bufs) return bad_slot(op, "OUT buffer", a[20]);
   if (!slot(a, 21, 0, SLOT_MAX, &count)) return bad_slot(op, "count", a[21]);
@@ -439,40 +472,27 @@ int cpu_nonzero(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   if (bytes > bufs[ob].bytes || (bytes > 0 && !bufs[ob].host))
     return pt_error(PT_EINVAL, "%s: OUT buffer %lld holds %llu bytes, needs %llu", op, (long long)ob,
                     (unsigned long long)bufs[ob].bytes, (unsigned long long)bytes);
-  compact_job j;
+  compact_job j = {.test = &in, .coords = (int64_t *)bufs[ob].host, .nonzero = 1, .rank = rank};
   it_init(&j.it, rank, shape);
   it_add(&j.it, in.stride);
-  j.test = &in;
-  j.in = j.out = NULL;
-  j.nonzero = 1;
-  j.rank = rank;
-  j.coords = (int64_t *)bufs[ob].host;
   return compact(op, &j, cpu_numel(rank, shape), count);
 }
 
 int cpu_masked_select(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   const char *op = "masked_select";
-  int64_t x, shape[PT_MAX_RANK], count;
+  int64_t shape[PT_MAX_RANK], count;
   cpu_view in, mask, out;
-  int st;
+  int st, rank;
   if (!a || na < 43) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs 43", op, na);
-  if (!slot(a, 0, 0, PT_MAX_RANK, &x)) return bad_slot(op, "rank", a[0]);
-  int rank = (int)x;
-  if ((st = cpu_shape_parse(a + 1, rank, shape, op)) != PT_OK) return st;
+  if ((st = rank_shape(op, a, 0, &rank, shape)) != PT_OK) return st;
   if (!slot(a, 42, 0, SLOT_MAX, &count)) return bad_slot(op, "count", a[42]);
   if ((st = cpu_view_parse(bufs, nbuf, a + 9, rank, shape, 0, NULL, NULL, "masked_select IN", &in)) != PT_OK ||
       (st = cpu_view_parse(bufs, nbuf, a + 20, rank, shape, 0, NULL, NULL, "masked_select MASK", &mask)) != PT_OK ||
       (st = cpu_view_parse(bufs, nbuf, a + 31, 1, &count, 0, NULL, NULL, "masked_select OUT", &out)) != PT_OK)
     return st;
-  compact_job j;
+  compact_job j = {.test = &mask, .in = &in, .out = &out, .rank = rank};
   it_init(&j.it, rank, shape);
   it_add(&j.it, mask.stride);
   it_add(&j.it, in.stride);
-  j.test = &mask;
-  j.in = &in;
-  j.out = &out;
-  j.coords = NULL;
-  j.nonzero = 0;
-  j.rank = rank;
   return compact(op, &j, cpu_numel(rank, shape), count);
 }

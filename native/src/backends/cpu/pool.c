@@ -118,14 +118,13 @@ static void pool_start(void) {
   mutex_unlock(&lock);
   nworkers = 0;
   while (nworkers < want - 1 && thread_start(&workers[nworkers])) nworkers++;
-  nthreads = nworkers + 1;
+  __atomic_store_n(&nthreads, nworkers + 1, __ATOMIC_RELEASE);
 }
 
+/* Read without call_lock so that inventory calls never wait behind a running kernel. */
 int cpu_thread_count(void) {
-  mutex_lock(&call_lock);
-  int n = nthreads ? nthreads : configured_threads();
-  mutex_unlock(&call_lock);
-  return n;
+  int n = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
+  return n ? n : configured_threads();
 }
 
 void cpu_parallel_for(size_t n, size_t grain, cpu_range_fn fn, void *ctx) {
@@ -159,6 +158,7 @@ void cpu_pool_shutdown(void) {
   cond_broadcast(&wake);
   mutex_unlock(&lock);
   for (int i = 0; i < nworkers; i++) thread_join(workers[i]);
-  nworkers = nthreads = 0;
+  nworkers = 0;
+  __atomic_store_n(&nthreads, 0, __ATOMIC_RELEASE);
   mutex_unlock(&call_lock);
 }

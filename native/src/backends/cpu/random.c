@@ -8,6 +8,13 @@
 #include "pool.h"
 #include "view.h"
 
+/* a + u*(b-a) must round twice, as the formula says, not once as a fused multiply-add:
+ * otherwise uniform's last bit depends on the compiler and the CPU. (GCC in ISO mode
+ * does not contract; clang does unless told.) */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
 #define PHILOX_W0 0x9E3779B9u

@@ -19,7 +19,7 @@ enum { K_SUM, K_SQDEV, K_PROD, K_MAX, K_MIN, K_ARGMAX, K_ARGMIN, K_COUNT };
 
 #define BLK 256
 #define CHUNK 65536 /* a multiple of BLK */
-#define TILE 16
+#define TILE 512    /* widest column tile */
 #define LANES 16
 
 typedef struct { double f; int64_t i, idx; int nan; } acc_t;
@@ -27,7 +27,7 @@ typedef struct { double f; int64_t i, idx; int nan; } acc_t;
 typedef struct {
   int op, fl;            /* fl: the pass reads doubles (float input, or var/std) */
   int64_t ddof;
-  int orank, irank, last; /* last: the outer dim tiles run along, -1 if none */
+  int orank, irank;
   int64_t oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
   int64_t onum, n, tile, tpr, ntiles, nchunks;
   cpu_view in, out;
@@ -64,75 +64,107 @@ static double fold(double *l) {
 SUM_LANES(sum_f32, float)
 SUM_LANES(sum_f64, double)
 
+/* A block's largest (want_max) or smallest value, ignoring NaN, and whether it held one. */
+static double extreme_f(int want_max, const double *x, int64_t n, int *nan) {
+  double l[LANES], c[LANES];
+  int64_t i = 0;
+  for (int k = 0; k < LANES; k++) { l[k] = want_max ? -INFINITY : INFINITY; c[k] = 0; }
+  if (want_max)
+    for (; i + LANES <= n; i += LANES)
+      for (int k = 0; k < LANES; k++) { double v = x[i + k]; c[k] += v != v; l[k] = v > l[k] ? v : l[k]; }
+  else
+    for (; i + LANES <= n; i += LANES)
+      for (int k = 0; k < LANES; k++) { double v = x[i + k]; c[k] += v != v; l[k] = v < l[k] ? v : l[k]; }
+  for (; i < n; i++) {
+    double v = x[i];
+    c[0] += v != v;
+    l[0] = (want_max ? v > l[0] : v < l[0]) ? v : l[0];
+  }
+  double m = l[0], any = 0;
+  for (int k = 0; k < LANES; k++) {
+    m = (want_max ? l[k] > m : l[k] < m) ? l[k] : m;
+    any += c[k];
+  }
+  *nan = any != 0;
+  return m;
+}
+
+static int64_t extreme_i(int want_max, const int64_t *x, int64_t n) {
+  int64_t m = x[0];
+  if (want_max) for (int64_t i = 1; i < n; i++) m = x[i] > m ? x[i] : m;
+  else for (int64_t i = 1; i < n; i++) m = x[i] < m ? x[i] : m;
+  return m;
+}
+
 static void update_f(int kind, acc_t *s, const double *x, int64_t n, int64_t pos, double m) {
   double l[LANES];
   int64_t i = 0, c = 0;
+  int nan, want_max = kind == K_MAX || kind == K_ARGMAX;
   switch (kind) {
   case K_SUM: s->f += sum_f64(x, n); break;
-  case K_SQDEV: case K_PROD: {
-    double init = kind == K_PROD ? 1.0 : 0.0;
-    for (int k = 0; k < LANES; k++) l[k] = init;
-    if (kind == K_SQDEV)
-      for (; i + LANES <= n; i += LANES) for (int k = 0; k < LANES; k++) l[k] += (x[i + k] - m) * (x[i + k] - m);
-    else
-      for (; i + LANES <= n; i += LANES) for (int k = 0; k < LANES; k++) l[k] *= x[i + k];
-    for (; i < n; i++) {
-      double v = kind == K_SQDEV ? (x[i] - m) * (x[i] - m) : x[i];
-      if (kind == K_PROD) l[i % LANES] *= v; else l[i % LANES] += v;
-    }
-    if (kind == K_PROD) {
-      double p = 1.0;
-      for (int k = 0; k < LANES; k++) p *= l[k];
-      s->f *= p;
-    } else s->f += fold(l);
+  case K_SQDEV:
+    for (int k = 0; k < LANES; k++) l[k] = 0;
+    for (; i + LANES <= n; i += LANES)
+      for (int k = 0; k < LANES; k++) l[k] += (x[i + k] - m) * (x[i + k] - m);
+    for (; i < n; i++) l[i % LANES] += (x[i] - m) * (x[i] - m);
+    s->f += fold(l);
+    break;
+  case K_PROD: {
+    double p = 1.0;
+    for (int k = 0; k < LANES; k++) l[k] = 1.0;
+    for (; i + LANES <= n; i += LANES)
+      for (int k = 0; k < LANES; k++) l[k] *= x[i + k];
+    for (; i < n; i++) l[i % LANES] *= x[i];
+    for (int k = 0; k < LANES; k++) p *= l[k];
+    s->f *= p;
     break;
   }
   case K_MAX: case K_MIN: {
-    double nan[LANES];
-    for (int k = 0; k < LANES; k++) { l[k] = s->f; nan[k] = 0; }
-    if (kind == K_MAX)
-      for (; i + LANES <= n; i += LANES)
-        for (int k = 0; k < LANES; k++) { double v = x[i + k]; nan[k] += v != v; l[k] = v > l[k] ? v : l[k]; }
-    else
-      for (; i + LANES <= n; i += LANES)
-        for (int k = 0; k < LANES; k++) { double v = x[i + k]; nan[k] += v != v; l[k] = v < l[k] ? v : l[k]; }
-    for (; i < n; i++) {
-      double v = x[i];
-      nan[0] += v != v;
-      l[0] = (kind == K_MAX ? v > l[0] : v < l[0]) ? v : l[0];
-    }
-    for (int k = 0; k < LANES; k++) {
-      s->f = (kind == K_MAX ? l[k] > s->f : l[k] < s->f) ? l[k] : s->f;
-      s->nan |= nan[k] != 0;
+    double e = extreme_f(want_max, x, n, &nan);
+    s->f = (want_max ? e > s->f : e < s->f) ? e : s->f;
+    s->nan |= nan;
+    break;
+  }
+  case K_ARGMAX: case K_ARGMIN: {
+    /* The first NaN wins and nothing replaces it; otherwise only a strictly better value,
+     * so a later equal one never does. The index search runs only on a better block. */
+    if (s->idx >= 0 && s->f != s->f) break;
+    double e = extreme_f(want_max, x, n, &nan);
+    if (nan) {
+      while (x[i] == x[i]) i++;
+      s->f = x[i];
+      s->idx = pos + i;
+    } else if (s->idx < 0 || (want_max ? e > s->f : e < s->f)) {
+      while (x[i] != e) i++;
+      s->f = e;
+      s->idx = pos + i;
     }
     break;
   }
-  case K_ARGMAX: case K_ARGMIN:
-    /* The first NaN wins and nothing replaces it; otherwise only a strictly better value. */
-    for (; i < n; i++) {
-      double v = x[i], b = s->f;
-      int better = kind == K_ARGMAX ? v > b : v < b;
-      if (s->idx < 0 || better || (v != v && b == b)) { s->f = v; s->idx = pos + i; }
-    }
-    break;
   default: /* K_COUNT: NaN != 0, so NaN counts as nonzero */
     for (; i < n; i++) c += x[i] != 0;
     s->i += c;
   }
 }
 
+/* Locals, not s->i, carry the loops: s could alias x as far as the compiler knows. */
 static void update_i(int kind, acc_t *s, const int64_t *x, int64_t n, int64_t pos) {
   uint64_t u = kind == K_PROD ? 1 : 0;
-  int64_t i = 0, c = 0;
+  int64_t i = 0, c = 0, e;
+  int want_max = kind == K_MAX || kind == K_ARGMAX;
   switch (kind) {
   case K_SUM: for (; i < n; i++) u += (uint64_t)x[i]; s->i = (int64_t)((uint64_t)s->i + u); break;
   case K_PROD: for (; i < n; i++) u *= (uint64_t)x[i]; s->i = (int64_t)((uint64_t)s->i * u); break;
-  case K_MAX: for (; i < n; i++) s->i = x[i] > s->i ? x[i] : s->i; break;
-  case K_MIN: for (; i < n; i++) s->i = x[i] < s->i ? x[i] : s->i; break;
+  case K_MAX: case K_MIN:
+    e = extreme_i(want_max, x, n);
+    s->i = (want_max ? e > s->i : e < s->i) ? e : s->i;
+    break;
   case K_ARGMAX: case K_ARGMIN:
-    for (; i < n; i++) {
-      int better = kind == K_ARGMAX ? x[i] > s->i : x[i] < s->i;
-      if (s->idx < 0 || better) { s->i = x[i]; s->idx = pos + i; }
+    e = extreme_i(want_max, x, n);
+    if (s->idx < 0 || (want_max ? e > s->i : e < s->i)) {
+      while (x[i] != e) i++;
+      s->i = e;
+      s->idx = pos + i;
     }
     break;
   default: for (; i < n; i++) c += x[i] != 0; s->i += c;
@@ -157,6 +189,11 @@ static void acc_merge(int kind, int fl, acc_t *a, const acc_t *b) {
 
 /* Element offsets (input, output) of output number o. */
 static void out_offsets(const job_t *j, int64_t o, int64_t *in_off, int64_t *out_off) {
+  if (j->orank == 1) { /* the common case once outer dims are merged: no division */
+    *in_off = o * j->in.stride[0];
+    *out_off = o * j->out.stride[0];
+    return;
+  }
   int64_t io = 0, oo = 0;
   for (int d = j->orank - 1; d >= 0; d--) {
     int64_t q = o % j->oshape[d];
@@ -168,14 +205,23 @@ static void out_offsets(const job_t *j, int64_t o, int64_t *in_off, int64_t *out
   *out_off = oo;
 }
 
-/* Reduces inner elements [lo, hi) of the tile's cnt outputs (input element offset `base`,
- * consecutive outputs `tstep` apart) into st[0..cnt). */
-static void reduce_range(const job_t *j, int kind, int64_t base, int64_t tstep, int cnt, int64_t lo, int64_t hi,
-                         const double *mean, acc_t *st) {
-  union { double f[TILE * BLK]; int64_t i[TILE * BLK]; } buf;
+/* Finds inner element lo: its multi-index and element offset from base. */
+static int64_t locate(const job_t *j, int64_t lo, int64_t base, int64_t *idx) {
+  if (j->irank == 1) { idx[0] = lo; return base + lo * j->istr[0]; }
+  for (int d = j->irank - 1; d >= 0; d--) {
+    idx[d] = lo % j->ishape[d];
+    lo /= j->ishape[d];
+    base += idx[d] * j->istr[d];
+  }
+  return base;
+}
+
+/* Reduces inner elements [lo, hi) of one output (input element offset `base`) into *st. */
+static void reduce_range(const job_t *j, int kind, int64_t base, int64_t lo, int64_t hi, double mean, acc_t *st) {
+  union { double f[BLK]; int64_t i[BLK]; } buf;
   int last = j->irank - 1, dt = j->in.dtype;
-  for (int t = 0; t < cnt; t++) acc_init(&st[t], kind);
-  if (kind == K_SUM && j->fl && cnt == 1 && j->istr[last] == 1 && last == 0 && (dt == PT_F32 || dt == PT_F64)) {
+  acc_init(st, kind);
+  if (kind == K_SUM && j->fl && j->istr[last] == 1 && last == 0 && (dt == PT_F32 || dt == PT_F64)) {
     for (int64_t b = lo; b < hi; b += BLK) {
       int64_t nb = hi - b < BLK ? hi - b : BLK;
       const uint8_t *p = PT_ELEM(&j->in, base + b);
@@ -184,20 +230,13 @@ static void reduce_range(const job_t *j, int kind, int64_t base, int64_t tstep, 
     return;
   }
   for (int64_t b = lo; b < hi; b += BLK) {
-    int64_t nb = hi - b < BLK ? hi - b : BLK, idx[PT_MAX_RANK], rem = b, off = base, done = 0;
-    for (int d = last; d >= 0; d--) {
-      idx[d] = rem % j->ishape[d];
-      rem /= j->ishape[d];
-      off += idx[d] * j->istr[d];
-    }
+    int64_t nb = hi - b < BLK ? hi - b : BLK, idx[PT_MAX_RANK], done = 0, off = locate(j, b, base, idx);
     while (done < nb) { /* one run along the innermost inner dim per step */
       int64_t take = j->ishape[last] - idx[last], s = j->istr[last];
       if (take > nb - done) take = nb - done;
-      for (int t = 0; t < cnt; t++) {
-        const uint8_t *p = PT_ELEM(&j->in, off + t * tstep);
-        if (j->fl) kgather_f(p, dt, s, take, buf.f + t * BLK + done, 1);
-        else kgather_i(p, dt, s, take, buf.i + t * BLK + done, 1);
-      }
+      const uint8_t *p = PT_ELEM(&j->in, off);
+      if (j->fl) kgather_f(p, dt, s, take, buf.f + done, 1);
+      else kgather_i(p, dt, s, take, buf.i + done, 1);
       done += take;
       off += take * s;
       idx[last] += take;
@@ -207,10 +246,68 @@ static void reduce_range(const job_t *j, int kind, int64_t base, int64_t tstep, 
         idx[d - 1]++;
       }
     }
-    for (int t = 0; t < cnt; t++) {
-      if (j->fl) update_f(kind, &st[t], buf.f + t * BLK, nb, b, mean ? mean[t] : 0);
-      else update_i(kind, &st[t], buf.i + t * BLK, nb, b);
+    if (j->fl) update_f(kind, st, buf.f, nb, b, mean);
+    else update_i(kind, st, buf.i, nb, b);
+  }
+}
+
+/* Column tiles: cnt neighbouring outputs (tstep apart, close in memory) advance together
+ * one inner position at a time, so each step reads one contiguous stretch of a row and a
+ * sum over axis 0 streams through memory as a hand-written loop would. Each output takes
+ * its positions in order; the loops across the tile vectorise. */
+static void reduce_cols(const job_t *j, int kind, int64_t base, int64_t tstep, int cnt, int64_t lo, int64_t hi,
+                        const double *mean, acc_t *st) {
+  double v[TILE], f[TILE];
+  int64_t w[TILE], c[TILE], ix[TILE], idx[PT_MAX_RANK];
+  int last = j->irank - 1, dt = j->in.dtype, fl = j->fl, want_max = kind == K_MAX || kind == K_ARGMAX;
+  acc_t init;
+  acc_init(&init, kind);
+  for (int t = 0; t < cnt; t++) { f[t] = init.f; c[t] = fl && (kind == K_MAX || kind == K_MIN) ? 0 : init.i; ix[t] = -1; }
+  int64_t off = locate(j, lo, base, idx);
+  for (int64_t p = lo; p < hi; p++) {
+    const uint8_t *src = PT_ELEM(&j->in, off);
+    if (fl) {
+      kgather_f(src, dt, tstep, cnt, v, 1);
+      switch (kind) {
+      case K_SUM: for (int t = 0; t < cnt; t++) f[t] += v[t]; break;
+      case K_SQDEV: for (int t = 0; t < cnt; t++) f[t] += (v[t] - mean[t]) * (v[t] - mean[t]); break;
+      case K_PROD: for (int t = 0; t < cnt; t++) f[t] *= v[t]; break;
+      case K_MAX: for (int t = 0; t < cnt; t++) { c[t] += v[t] != v[t]; f[t] = v[t] > f[t] ? v[t] : f[t]; } break;
+      case K_MIN: for (int t = 0; t < cnt; t++) { c[t] += v[t] != v[t]; f[t] = v[t] < f[t] ? v[t] : f[t]; } break;
+      case K_COUNT: for (int t = 0; t < cnt; t++) c[t] += v[t] != 0; break;
+      default:
+        for (int t = 0; t < cnt; t++) {
+          double x = v[t], b = f[t];
+          if (ix[t] < 0 || (want_max ? x > b : x < b) || (x != x && b == b)) { f[t] = x; ix[t] = p; }
+        }
+      }
+    } else {
+      kgather_i(src, dt, tstep, cnt, w, 1);
+      switch (kind) {
+      case K_SUM: for (int t = 0; t < cnt; t++) c[t] = (int64_t)((uint64_t)c[t] + (uint64_t)w[t]); break;
+      case K_PROD: for (int t = 0; t < cnt; t++) c[t] = (int64_t)((uint64_t)c[t] * (uint64_t)w[t]); break;
+      case K_MAX: for (int t = 0; t < cnt; t++) c[t] = w[t] > c[t] ? w[t] : c[t]; break;
+      case K_MIN: for (int t = 0; t < cnt; t++) c[t] = w[t] < c[t] ? w[t] : c[t]; break;
+      case K_COUNT: for (int t = 0; t < cnt; t++) c[t] += w[t] != 0; break;
+      default:
+        for (int t = 0; t < cnt; t++)
+          if (ix[t] < 0 || (want_max ? w[t] > c[t] : w[t] < c[t])) { c[t] = w[t]; ix[t] = p; }
+      }
     }
+    off += j->istr[last];
+    if (++idx[last] == j->ishape[last])
+      for (int d = last; d > 0 && idx[d] == j->ishape[d]; d--) {
+        off += j->istr[d - 1] - idx[d] * j->istr[d];
+        idx[d] = 0;
+        idx[d - 1]++;
+      }
+  }
+  for (int t = 0; t < cnt; t++) {
+    st[t] = init;
+    st[t].f = f[t];
+    st[t].idx = ix[t];
+    if (fl && (kind == K_MAX || kind == K_MIN)) st[t].nan = c[t] != 0;
+    else st[t].i = c[t];
   }
 }
 
@@ -233,43 +330,36 @@ static void store(const job_t *j, int64_t out_off, const acc_t *s) {
   }
 }
 
-/* The outputs of tile t: the first one's number, their count, and the input step between them. */
-static int tile_outputs(const job_t *j, int64_t t, int64_t *o0, int64_t *tstep) {
-  if (j->last < 0) { *o0 = t; *tstep = 0; return 1; }
-  int64_t len = j->oshape[j->last], c0 = (t % j->tpr) * j->tile;
-  *o0 = (t / j->tpr) * len + c0;
-  *tstep = j->in.stride[j->last];
-  return (int)(len - c0 < j->tile ? len - c0 : j->tile);
-}
-
 static void run_items(void *ctx, size_t begin, size_t end) {
   const job_t *j = ctx;
   acc_t st[TILE];
   double mean[TILE];
   for (size_t w = begin; w < end; w++) {
-    int64_t tile = (int64_t)w / j->nchunks, chunk = (int64_t)w % j->nchunks, o0, tstep, in_off, out_off;
-    int cnt = tile_outputs(j, tile, &o0, &tstep);
+    int64_t tile = (int64_t)w, chunk = 0, o0 = tile, io, oo, tstep = 0, ostep = 0;
+    int cnt = 1;
+    if (j->nchunks > 1) { tile = (int64_t)w / j->nchunks; chunk = (int64_t)w % j->nchunks; o0 = tile; }
+    if (j->tile > 1) { /* tiles run along the last outer dim, tpr of them to a row */
+      int64_t len = j->oshape[j->orank - 1], c0 = (tile % j->tpr) * j->tile;
+      o0 = (tile / j->tpr) * len + c0;
+      cnt = (int)(len - c0 < j->tile ? len - c0 : j->tile);
+      tstep = j->in.stride[j->orank - 1];
+      ostep = j->out.stride[j->orank - 1];
+    }
     int64_t lo = chunk * CHUNK, hi = lo + CHUNK < j->n ? lo + CHUNK : j->n;
-    out_offsets(j, o0, &in_off, &out_off);
-    const double *m = NULL;
-    if (j->kind == K_SQDEV) {
-      if (j->mean) m = j->mean + o0;
-      else { /* the whole extent is this item's: take the mean first, here */
-        reduce_range(j, K_SUM, in_off, tstep, cnt, lo, hi, NULL, st);
-        for (int t = 0; t < cnt; t++) mean[t] = st[t].f / (double)j->n;
-        m = mean;
-      }
+    out_offsets(j, o0, &io, &oo);
+    /* var/std over a whole extent in one item: the mean first, here */
+    if (j->kind == K_SQDEV && !j->mean) {
+      if (cnt > 1) reduce_cols(j, K_SUM, io, tstep, cnt, lo, hi, NULL, st);
+      else reduce_range(j, K_SUM, io, lo, hi, 0, st);
+      for (int t = 0; t < cnt; t++) mean[t] = st[t].f / (double)j->n;
     }
-    reduce_range(j, j->kind, in_off, tstep, cnt, lo, hi, m, st);
-    if (j->nchunks > 1) {
+    const double *m = j->kind != K_SQDEV ? NULL : j->mean ? j->mean + o0 : mean;
+    if (cnt > 1) reduce_cols(j, j->kind, io, tstep, cnt, lo, hi, m, st);
+    else reduce_range(j, j->kind, io, lo, hi, m ? m[0] : 0, st);
+    if (j->nchunks > 1)
       for (int t = 0; t < cnt; t++) j->part[(o0 + t) * j->nchunks + chunk] = st[t];
-      continue;
-    }
-    for (int t = 0; t < cnt; t++) {
-      int64_t io, oo;
-      out_offsets(j, o0 + t, &io, &oo);
-      store(j, oo, &st[t]);
-    }
+    else
+      for (int t = 0; t < cnt; t++) store(j, oo + t * ostep, &st[t]);
   }
 }
 
@@ -315,6 +405,25 @@ static void coalesce_inner(job_t *j) {
   j->irank = r;
 }
 
+/* The same for outer dims, where input and output strides must both allow the merge;
+ * outputs keep their row-major numbering. */
+static void coalesce_outer(job_t *j) {
+  int r = 0;
+  for (int d = 0; d < j->orank; d++) {
+    int64_t n = j->oshape[d], is = j->in.stride[d], os = j->out.stride[d];
+    if (n == 1) continue;
+    if (r > 0 && j->in.stride[r - 1] == is * n && j->out.stride[r - 1] == os * n) {
+      j->oshape[r - 1] *= n;
+    } else {
+      j->oshape[r] = n;
+      r++;
+    }
+    j->in.stride[r - 1] = is;
+    j->out.stride[r - 1] = os;
+  }
+  j->orank = r;
+}
+
 /* Runs one pass (kind) over every item; with nchunks > 1, folds the partials in order. */
 static int run_pass(job_t *j, int pass, double *means, acc_t *folded) {
   j->kind = kind_of(j->op, pass);
@@ -355,27 +464,22 @@ int cpu_reduce(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   j.onum = cpu_numel(j.orank, j.oshape);
   j.n = cpu_numel(j.irank, j.ishape);
   if (j.onum == 0) return PT_OK;
+  coalesce_outer(&j);
   if (j.n == 0) return reduce_empty(&j);
   int64_t total;
   if (__builtin_mul_overflow(j.onum, j.n, &total)) /* stride-0 views can claim any size */
     return pt_error(PT_EINVAL, "reduce: %lld x %lld elements is too many", (long long)j.onum, (long long)j.n);
 
-  int in_float = pt_is_float(j.in.dtype);
-  j.fl = in_float || j.op == OP_VAR || j.op == OP_STD;
+  j.fl = pt_is_float(j.in.dtype) || j.op == OP_VAR || j.op == OP_STD;
   coalesce_inner(&j);
   /* Tiles only pay when neighbouring outputs share cache lines and each output's own walk
    * is not already contiguous. */
-  j.last = j.orank - 1;
-  while (j.last >= 0 && j.oshape[j.last] == 1) j.last--;
-  int64_t ts = j.last >= 0 ? j.in.stride[j.last] : 0;
-  int64_t s_in = j.istr[j.irank - 1];
-  j.tile = j.last >= 0 && (ts < 0 ? -ts : ts) * pt_dtype_size[j.in.dtype] < 64 && s_in != 1 && s_in != -1 ? TILE : 1;
-  if (j.last < 0) { j.tpr = 1; j.ntiles = 1; }
-  else {
-    int64_t len = j.oshape[j.last];
-    j.tpr = (len + j.tile - 1) / j.tile;
-    j.ntiles = j.onum / len * j.tpr;
-  }
+  int64_t ts = j.orank ? j.in.stride[j.orank - 1] : 0, s_in = j.istr[j.irank - 1];
+  j.tile = 1;
+  if (j.orank && (ts < 0 ? -ts : ts) * pt_dtype_size[j.in.dtype] < 64 && s_in != 1 && s_in != -1)
+    j.tile = j.oshape[j.orank - 1] < TILE ? j.oshape[j.orank - 1] : TILE;
+  j.tpr = j.orank ? (j.oshape[j.orank - 1] + j.tile - 1) / j.tile : 1;
+  j.ntiles = j.orank ? j.onum / j.oshape[j.orank - 1] * j.tpr : 1;
   j.nchunks = (j.n + CHUNK - 1) / CHUNK;
   if (j.nchunks == 1) return run_pass(&j, (j.op == OP_VAR || j.op == OP_STD), NULL, NULL);
 

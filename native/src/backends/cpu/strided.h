@@ -18,7 +18,8 @@ static inline int kslot(double d, int64_t lo, int64_t hi, int64_t *out) {
   *out = v;
   return 1;
 }
-#define KSLOT_ANY (-9007199254740992LL), 9007199254740992LL
+#define KSLOT_MAX 9007199254740992LL
+#define KSLOT_ANY (-KSLOT_MAX), KSLOT_MAX
 
 /* The loop bodies are spelled out per type so each instance is a plain indexed loop. */
 #define KGATHER(T, CONV)                                                               \

@@ -1,0 +1,227 @@
+/**
+ * The benchmark cases, as data shared by bench/deno.bench.ts, bench/bun.ts and bench/run.ts
+ * (DESIGN.md section 11, plus add_16m, sum_16m and matmul_1024). A case's run() is the timed
+ * region: it disposes everything it makes and ends with the device idle. check() recomputes
+ * once, outside timing, and throws if the result is wrong. The state is the input tensors.
+ *
+ * PT_BENCH_FULL=1 adds matmul_4096 and add_256m, too big for CI on the CPU.
+ */
+import * as pt from "../mod.ts";
+
+export type State = Record<string, pt.Tensor>;
+export interface Case {
+  name: string;
+  setup(): State;
+  run(state: State): void;
+  check(state: State): void;
+  teardown(state: State): void;
+}
+type Out = pt.Tensor | pt.Tensor[];
+
+const g = globalThis as unknown as {
+  Deno?: { env: { get(n: string): string | undefined } };
+  process?: { env: Record<string, string | undefined> };
+};
+/** An environment variable under Deno or Bun (unset when Deno lacks --allow-env). */
+export function env(name: string): string | undefined {
+  try {
+    return g.Deno ? g.Deno.env.get(name) : g.process?.env[name];
+  } catch {
+    return undefined;
+  }
+}
+export const FULL = env("PT_BENCH_FULL") === "1";
+export const QUICK = env("PT_BENCH_QUICK") === "1";
+
+const held = (out: Out): Disposable => out instanceof pt.Tensor ? out : { [Symbol.dispose]: () => out.forEach((t) => t.dispose()) };
+
+/** Builds a case from its inputs, one repetition of its work (repeated `reps` times) and a verifier. */
+function mk<S extends State, T extends Out>(name: string, setup: () => S, op: (s: S) => T, verify: (s: S, out: T) => void, reps = 1): Case {
+  return {
+    name,
+    setup,
+    run(s: S) {
+      for (let i = 0; i < reps; i++) {
+        using _ = held(op(s));
+      }
+      pt.defaultDevice().sync();
+    },
+    check(s: S) {
+      const out = op(s);
+      using _ = held(out);
+      verify(s, out);
+    },
+    teardown: (s: State) => Object.values(s).forEach((t) => t.dispose()),
+  };
+}
+
+// ----- verification helpers (outside timing)
+const f = Math.fround;
+function fail(what: string): never {
+  throw new Error(`check failed: ${what}`);
+}
+function near(got: number, want: number, tol: number, what: string): void {
+  if (!(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) fail(`${what}: got ${got}, want ${want}`);
+}
+function same(t: pt.Tensor, want: (i: number) => number, tol: number, what: string): void {
+  const got = t.toArray() as ArrayLike<number>;
+  for (let i = 0; i < got.length; i++) near(got[i], want(i), tol, `${what}[${i}]`);
+}
+const vals = (t: pt.Tensor) => t.toArray() as ArrayLike<number>;
+
+/** Uniform in [lo, hi): values outside [0, 1] make the clamps do work. */
+function uniform(shape: number[], lo = 0, hi = 1): pt.Tensor {
+  using r = pt.rand(shape);
+  using s = r.mul(hi - lo);
+  return s.add(lo);
+}
+
+function add(name: string, n: number): Case {
+  return mk(name, () => ({ a: pt.rand([n]), b: pt.rand([n]) }), (s) => s.a.add(s.b), (s, out) => {
+    if (n <= 1 << 24) {
+      const [a, b] = [vals(s.a), vals(s.b)];
+      return same(out, (i) => f(a[i] + b[i]), 0, "a+b");
+    }
+    for (const at of [0, n / 2, n - 4096]) { // 256M elements: check windows, not a 1 GiB copy
+      const w = [s.a, s.b, out].map((t) => t.narrow(0, at, 4096));
+      using _ = held(w);
+      const [a, b] = [vals(w[0]), vals(w[1])];
+      same(w[2], (i) => f(a[i] + b[i]), 0, `a+b @${at}`);
+    }
+  });
+}
+
+function matmul(name: string, n: number): Case {
+  return mk(name, () => ({ a: pt.rand([n, n]), b: pt.rand([n, n]) }), (s) => s.a.matmul(s.b), (s, out) => {
+    const [a, b, c] = [vals(s.a), vals(s.b), vals(out)];
+    for (let k = 0; k < 64; k++) { // 64 sampled entries against a float64 dot product
+      const i = (k * 7919) % n, j = (k * 104729) % n;
+      let want = 0;
+      for (let p = 0; p < n; p++) want += a[i * n + p] * b[p * n + j];
+      near(c[i * n + j], want, 1e-4, `c[${i},${j}]`);
+    }
+  });
+}
+
+function binaryLoop(name: string, n: number, reps: number): Case {
+  return mk(name, () => ({ a: pt.rand([n]), b: pt.rand([n]) }), (s) => s.a.add(s.b), (s, out) => {
+    const [a, b] = [vals(s.a), vals(s.b)];
+    same(out, (i) => f(a[i] + b[i]), 0, "a+b");
+  }, reps);
+}
+
+const HW = [3, 1080, 1920];
+const M16 = 16 * 1024 * 1024;
+
+const all: Case[] = [
+  add("add_16m", M16),
+  mk("sum_16m", () => ({ a: pt.rand([M16]) }), (s) => s.a.sum(), (s, out) => {
+    const a = vals(s.a);
+    let want = 0;
+    for (let i = 0; i < a.length; i++) want += a[i];
+    near(out.item(), want, 1e-5, "sum");
+  }),
+  matmul("matmul_1024", 1024),
+  binaryLoop("dispatch_overhead_small", 64, 256),
+  binaryLoop("eager_binary_dispatch_tight_loop", 16, 4096),
+  mk("masking_ops_tight_loop", () => ({ x: pt.randn([256]), y: pt.randn([256]) }), (s) => {
+    using m = s.x.gt(0);
+    return pt.where(m, s.x, s.y);
+  }, (s, out) => {
+    const [x, y] = [vals(s.x), vals(s.y)];
+    same(out, (i) => x[i] > 0 ? x[i] : y[i], 0, "where");
+  }, 256),
+  mk("broadcast_binary_add", () => ({ a: pt.rand([64, 128, 64]), b: pt.rand([64, 1, 64]) }), (s) => s.a.add(s.b), (s, out) => {
+    const [a, b] = [vals(s.a), vals(s.b)];
+    same(out, (i) => f(a[i] + b[Math.floor(i / (128 * 64)) * 64 + (i % 64)]), 0, "a+b");
+  }, 32),
+  mk("sort_middle_axis_64x1024x64", () => ({ x: pt.rand([64, 1024, 64]) }), (s) => {
+    using c = s.x.clone();
+    const { values, indices } = c.sort(1);
+    return [values, indices];
+  }, (s, [values, indices]) => {
+    const [x, v, ix] = [vals(s.x), vals(values), indices.toArray()];
+    for (let i = 0; i < 64 * 64; i++) { // each (batch, column) line along axis 1
+      const base = Math.floor(i / 64) * 1024 * 64 + (i % 64);
+      for (let j = 0; j < 1024; j++) {
+        const at = base + j * 64, from = Number(ix[at]);
+        if (v[at] !== x[base + from * 64]) fail(`sort: values[${at}] is not x at its index ${from}`);
+        if (j > 0 && v[at] < v[at - 64]) fail(`sort: line ${i} not ascending at ${j}`);
+      }
+    }
+  }),
+  // No lazy mode yet: this is the same computation done eagerly (d is materialized by its
+  // ops, each alias by a clone). It becomes meaningful with the lazy issue, where d and its
+  // aliases are deferred and materializing them must not recompute d.
+  mk("deferred_alias_copy_materialize", () => ({ src: pt.rand([262144]) }), (s) => {
+    using a = s.src.add(1);
+    using m = a.mul(2);
+    const d = m.sub(3);
+    return [
+      d,
+      ...[0, 1, 2, 3].map(() => {
+        using v = d.view(d.shape);
+        return v.clone();
+      }),
+    ];
+  }, (s, outs) => {
+    const src = vals(s.src);
+    outs.forEach((o, k) => same(o, (i) => f(f(f(src[i] + 1) * 2) - 3), 0, `alias ${k}`));
+  }),
+  mk("chw_rgb_to_hwc_u8_1080p", () => ({ x: uniform(HW, -0.1, 1.1) }), (s) => {
+    using c = s.x.clamp(0, 1);
+    using m = c.mul(255);
+    using a = m.add(0.5);
+    using u = a.cast("uint8");
+    using p = u.permute(1, 2, 0);
+    return p.contiguous();
+  }, (s, out) => {
+    const x = vals(s.x), px = 1080 * 1920;
+    same(out, (i) => Math.trunc(f(f(Math.min(1, Math.max(0, x[(i % 3) * px + Math.floor(i / 3)])) * 255) + 0.5)), 1, "u8");
+  }),
+  mk("fused_pointwise_1080p", () => ({ x: uniform(HW, -0.1, 1.1) }), (s) => {
+    using a = s.x.mul(1.15);
+    using b = a.add(-0.02);
+    using c = b.mul(0.98);
+    return c.clamp(0, 1);
+  }, (s, out) => {
+    const x = vals(s.x);
+    same(out, (i) => Math.min(1, Math.max(0, f(f(f(x[i] * f(1.15)) + f(-0.02)) * f(0.98)))), 1e-6, "pointwise");
+  }),
+  mk("mask_logical_reduce_16m", () => ({ x: pt.randn([M16]) }), (s) => {
+    using gt = s.x.gt(0);
+    using lt = s.x.lt(0.5);
+    using m = pt.logicalAnd(gt, lt);
+    return m.countNonzero();
+  }, (s, out) => {
+    const x = vals(s.x);
+    let want = 0;
+    for (let i = 0; i < x.length; i++) if (x[i] > 0 && x[i] < 0.5) want++;
+    near(out.item(), want, 0, "count");
+  }),
+  mk("noncontig_chw_hwc_copy_1080p", () => ({ x: pt.rand(HW) }), (s) => {
+    using p = s.x.permute(1, 2, 0);
+    const hwc = p.contiguous();
+    using q = hwc.permute(2, 0, 1);
+    return [hwc, q.contiguous()];
+  }, (s, [hwc, back]) => {
+    const x = vals(s.x), px = 1080 * 1920;
+    same(hwc, (i) => x[(i % 3) * px + Math.floor(i / 3)], 0, "hwc");
+    same(back, (i) => x[i], 0, "back");
+  }),
+  matmul("matmul_4096", 4096),
+  add("add_256m", 256 * 1024 * 1024),
+];
+
+const BIG = new Set(["matmul_4096", "add_256m"]);
+/** The cases to run: all of them with PT_BENCH_FULL=1, else all but the two big ones. */
+export const cases: Case[] = all.filter((c) => FULL || !BIG.has(c.name));
+export const skipped: string[] = all.filter((c) => !cases.includes(c)).map((c) => c.name);
+/** A line for runners to print, or "" when nothing was skipped. */
+export const skipNote = skipped.length ? `skipped ${skipped.join(", ")} (too big for the CPU in CI; set PT_BENCH_FULL=1)` : "";
+
+/** The p-quantile (0..1) of ascending samples, interpolating linearly. */
+export function quantile(sorted: ArrayLike<number>, p: number): number {
+  const at = (sorted.length - 1) * p, lo = Math.floor(at), hi = Math.ceil(at);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+}

@@ -1,0 +1,328 @@
+/**
+ * Bad inputs: each one must throw a TensorError whose message names the op and what was
+ * wrong with the input (shapes, dtypes, axes, values, the index and size, the handle), must
+ * not leak device memory on the way out, and must leave the library working.
+ */
+import * as pt from "../mod.ts";
+import { assert, assertTensorError, test } from "./harness.ts";
+
+/** The error, then: no bytes leaked by the failing op, and a later op still succeeds. */
+function bad(fn: () => unknown, ...patterns: RegExp[]): void {
+  const before = pt.liveBytes();
+  assertTensorError(fn, ...patterns);
+  assert.equal(pt.liveBytes(), before, "the failing op leaked device memory");
+  using a = pt.tensor([1, 2]);
+  using b = a.add(1);
+  assert.deepEqual(nums(b), [2, 3], "the library works after the error");
+}
+
+const nums = (t: pt.Tensor): number[] => Array.from(t.toArray() as ArrayLike<number | bigint>, Number);
+const i64 = (data: pt.NestedArray) => pt.tensor(data, { dtype: "int64" });
+const i32 = (data: pt.NestedArray) => pt.tensor(data, { dtype: "int32" });
+
+// ----- shapes and broadcasting
+
+test("add of [2,3] and [4] names both shapes", () => {
+  using a = pt.ones([2, 3]), b = pt.ones([4]);
+  bad(() => a.add(b), /^add: /, /\[2, 3\]/, /\[4\]/, /broadcast/);
+});
+
+test("matmul of [2,3] @ [4,5] names both shapes and the inner dims", () => {
+  using a = pt.ones([2, 3]), b = pt.ones([4, 5]);
+  bad(() => a.matmul(b), /^matmul: /, /\[2, 3\]/, /\[4, 5\]/, /3 vs 4/);
+});
+
+test("reshape of [2,3] to [4,2] names both shapes", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.reshape(4, 2), /^reshape: /, /\[4, 2\]/, /\[2, 3\]/, /6 elements/);
+});
+
+test("reshape with two -1 sizes names the shape", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.reshape(-1, -1), /^reshape: /, /-1/, /\[-1, -1\]/);
+});
+
+test("view of a transposed tensor names shape and strides and suggests reshape", () => {
+  using a = pt.ones([2, 3]);
+  using t = a.T;
+  bad(() => t.view(6), /^view: /, /\[3, 2\]/, /strides \[1, 3\]/, /\[6\]/, /reshape/);
+});
+
+test("zeros with a negative size names the shape and the size", () => {
+  bad(() => pt.zeros([2, -1]), /\[2, -1\]/, /invalid size -1/);
+});
+
+test("a shape of rank 9 names the rank and the maximum", () => {
+  bad(() => pt.zeros([1, 1, 1, 1, 1, 1, 1, 1, 1]), /rank 9/, /maximum of 8/);
+});
+
+test("expand of [3] to [2,4] names both shapes and the dim", () => {
+  using a = pt.ones([3]);
+  bad(() => a.expand(2, 4), /^expand: /, /\[3\]/, /\[2, 4\]/, /dim 1/);
+});
+
+test("cat of [2,3] and [2,4] along axis 0 names both shapes", () => {
+  using a = pt.ones([2, 3]), b = pt.ones([2, 4]);
+  bad(() => pt.cat([a, b], 0), /^cat: /, /\[2, 3\]/, /\[2, 4\]/, /axis 0/);
+});
+
+test("dot of different lengths names both shapes", () => {
+  using a = pt.ones([3]), b = pt.ones([4]);
+  bad(() => a.dot(b), /^dot: /, /\[3\]/, /\[4\]/);
+});
+
+// ----- axes
+
+test("sum over axis 2 of a rank-2 tensor names the axis and rank", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.sum(2), /^sum: /, /axis 2/, /rank 2/);
+});
+
+test("sum over a non-integer axis names the axis", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.sum(0.5), /^sum: /, /axis 0\.5/, /not an integer/);
+});
+
+test("sum over repeated axes [0, -2] names the axes", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.sum([0, -2]), /^sum: /, /\[0, -2\]/, /repeat/);
+});
+
+test("permute with a repeated axis names the axes", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.permute(0, 0), /^permute: /, /\[0, 0\]/, /repeat/);
+});
+
+test("permute with an out-of-range axis names the axis", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.permute(0, 2), /^permute: /, /axis 2/, /rank 2/);
+});
+
+test("permute with too few axes names the count and rank", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.permute(0), /^permute: /, /1 axes/, /rank 2/);
+});
+
+test("cat along axis 1 of rank-1 tensors names the axis", () => {
+  using a = pt.ones([2]), b = pt.ones([2]);
+  bad(() => pt.cat([a, b], 1), /^cat: /, /axis 1/, /rank 1/);
+});
+
+test("squeeze of axis 3 of a rank-2 tensor names the axis", () => {
+  using a = pt.ones([2, 1]);
+  bad(() => a.squeeze(3), /^squeeze: /, /axis 3/, /rank 2/);
+});
+
+test("transpose with axis 5 names the axis", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.transpose(0, 5), /^transpose: /, /axis 5/, /rank 2/);
+});
+
+test("slice along axis -3 of a rank-2 tensor names the axis", () => {
+  using a = pt.ones([2, 3]);
+  bad(() => a.slice(-3), /^slice: /, /axis -3/, /rank 2/);
+});
+
+test("gather along axis 2 of a rank-2 tensor names the axis", () => {
+  using a = pt.ones([2, 3]), idx = i64([[0], [0]]);
+  bad(() => a.gather(2, idx), /^gather: /, /axis 2/, /rank 2/);
+});
+
+test("slice with step 0 names the step", () => {
+  using a = pt.ones([3]);
+  bad(() => a.slice(0, 0, 3, 0), /^slice: /, /step/, /got 0/);
+});
+
+test("narrow past the end names start, length and size", () => {
+  using a = pt.ones([3]);
+  bad(() => a.narrow(0, 2, 2), /^narrow: /, /start 2/, /length 2/, /size 3/);
+});
+
+test("topk with k larger than the axis names k and the size", () => {
+  using a = pt.ones([3]);
+  bad(() => a.topk(5), /^topk: /, /k = 5/, /size 3/, /\[3\]/);
+});
+
+// ----- dtypes
+
+test("zeros with an unknown dtype names the dtype and the valid ones", () => {
+  bad(() => pt.zeros([2], { dtype: "float8" as pt.DType }), /"float8"/, /unknown dtype/, /float32/);
+});
+
+test("tensor() with an unknown dtype names the op and the dtype", () => {
+  bad(() => pt.tensor([1, 2], { dtype: "int16" as pt.DType }), /^tensor: /, /"int16"/);
+});
+
+test("cast to an unknown dtype names the op and the dtype", () => {
+  using a = pt.ones([2]);
+  bad(() => a.cast("complex64" as pt.DType), /^cast: /, /"complex64"/, /unknown dtype/);
+});
+
+test("to() an unknown dtype name names the value", () => {
+  using a = pt.ones([2]);
+  bad(() => a.to("int16"), /"int16"/);
+});
+
+test("full(NaN) into int32 names the value and the dtype", () => {
+  bad(() => pt.full([2], NaN, { dtype: "int32" }), /^full: /, /NaN/, /int32/);
+});
+
+test("full(Infinity) into int64 names the value and the dtype", () => {
+  bad(() => pt.full([2], Infinity, { dtype: "int64" }), /^full: /, /Infinity/, /int64/);
+});
+
+test("full(300) into uint8 names the value and the range", () => {
+  bad(() => pt.full([2], 300, { dtype: "uint8" }), /^full: /, /300/, /uint8/, /\[0, 255\]/);
+});
+
+test("tensor([NaN]) as int32 names the value and the dtype", () => {
+  bad(() => pt.tensor([1, NaN], { dtype: "int32" }), /^tensor: /, /NaN/, /int32/);
+});
+
+test("sub of two bool tensors names the op and bool", () => {
+  using a = pt.tensor([true, false]), b = pt.tensor([false, false]);
+  bad(() => a.sub(b), /^sub: /, /bool/);
+});
+
+test("neg of a bool tensor names the op and bool", () => {
+  using a = pt.tensor([true, false]);
+  bad(() => a.neg(), /^neg: /, /bool/);
+});
+
+test("lerp of int64 tensors names the op and the dtype", () => {
+  using a = i64([1, 2]), b = i64([3, 4]);
+  bad(() => a.lerp(b, 1), /^lerp: /, /int64/, /floating/);
+});
+
+test("an index tensor of float32 names the op and the dtype", () => {
+  using a = pt.ones([3]), idx = pt.tensor([0, 1]);
+  bad(() => a.indexSelect(0, idx), /^indexSelect: /, /float32/, /int32 or int64/);
+  using idx2 = pt.tensor([[0.0, 1.0, 0.0]]), b = pt.ones([1, 3]);
+  bad(() => b.gather(1, idx2), /^gather: /, /float32/);
+});
+
+// ----- JS data
+
+test("a ragged nested array names the depth and the expected length", () => {
+  bad(() => pt.tensor([[1, 2], [3]]), /^tensor: /, /ragged/, /depth 1/, /expected 2/);
+});
+
+test("a string element in tensor() names its position and type", () => {
+  bad(() => pt.tensor([1, "a" as unknown as number]), /^tensor: /, /element 1/, /string/);
+});
+
+test("item() of a [2] tensor names the shape", () => {
+  using a = pt.ones([2]);
+  bad(() => a.item(), /^item: /, /\[2\]/, /one element/);
+});
+
+test("arange with step 0 names the arguments", () => {
+  bad(() => pt.arange(0, 3, 0), /^arange: /, /\(0, 3, 0\)/, /step/);
+});
+
+test("linspace with -2 steps names the steps", () => {
+  bad(() => pt.linspace(0, 1, -2), /^linspace: /, /-2/, /steps/);
+});
+
+// ----- empty reductions
+
+for (const op of ["max", "min", "argmax", "argmin"] as const) {
+  test(`${op} of an empty tensor names the op and the shape`, () => {
+    using a = pt.zeros([0]), b = pt.zeros([2, 0]);
+    bad(() => a[op](), new RegExp(`^${op}: `), /empty/, /\[0\]/);
+    bad(() => b[op](1), new RegExp(`^${op}: `), /empty/, /\[2, 0\]/, /axes \[1\]/);
+  });
+}
+
+// ----- indices out of range (mode "error")
+
+test("gather with index 5 on an axis of size 3 names the index and size", () => {
+  using a = pt.ones([2, 3]), idx = i64([[0, 5, 0], [0, 0, 0]]);
+  bad(() => a.gather(1, idx), /^gather: /, /index 5/, /size 3/);
+  using ok = a.gather(1, idx, "clamp");
+  assert.deepEqual(nums(ok), [1, 1, 1, 1, 1, 1]);
+});
+
+test("indexSelect with index 7 on an axis of size 2 names the index and size", () => {
+  using a = pt.ones([2, 3]), idx = i32([7]);
+  bad(() => a.indexSelect(0, idx), /^indexSelect: /, /index 7/, /size 2/);
+});
+
+test("scatter with index 9 on an axis of size 4 names the index and size", () => {
+  using a = pt.zeros([4]), idx = i64([9]);
+  bad(() => a.scatter(0, idx, 1), /^scatter: /, /index 9/, /size 4/);
+});
+
+test("indexPut with index -5 on a dim of size 4 names the index and size", () => {
+  using a = pt.zeros([4]), idx = i64([-5]);
+  bad(() => a.indexPut([idx], 1), /^indexPut: /, /index -5/, /size 4/);
+});
+
+// ----- integer arithmetic faults
+
+test("int64 mod a zero int64 tensor is a TensorError, not a crash", () => {
+  using a = i64([1, 2]), z = i64([1, 0]);
+  bad(() => a.mod(z), /^mod: /, /modulo by zero/, /element 1/);
+});
+
+test("int32 mod the scalar 0 is a TensorError", () => {
+  using a = i32([5]);
+  bad(() => a.mod(0), /^mod: /, /modulo by zero/);
+});
+
+test("int64 pow with a negative exponent is a TensorError", () => {
+  using a = i64([2, 3]), e = i64([2, -1]);
+  bad(() => a.pow(e), /^pow: /, /negative exponent/, /element 1/);
+  bad(() => a.pow(-2), /^pow: /, /negative exponent/);
+});
+
+// ----- devices and lifetimes
+
+test('device "tpu" names the backend and the ones that exist', () => {
+  bad(() => pt.device("tpu"), /^device: /, /"tpu"/, /cpu/);
+});
+
+test('device "cpu:5" names the index and the device count', () => {
+  bad(() => pt.device("cpu:5"), /^device: /, /cpu:5/, /1 device/);
+});
+
+for (
+  const [name, use] of [
+    ["add", (t: pt.Tensor) => t.add(1)],
+    ["sum", (t: pt.Tensor) => t.sum()],
+    ["toArray", (t: pt.Tensor) => t.toArray()],
+    ["reshape", (t: pt.Tensor) => t.reshape(2)],
+  ] as const
+) {
+  test(`a disposed tensor used in ${name} says it was disposed`, () => {
+    const t = pt.ones([2]);
+    t.dispose();
+    bad(() => use(t), /disposed/, /float32\[2\]/);
+  });
+}
+
+test("tensors from before the device was closed are rejected, and the device works again", () => {
+  const dev = pt.device("cpu");
+  const old = pt.ones([2]);
+  using old2 = pt.ones([2]);
+  dev.close();
+  assert.equal(pt.liveBytes(), 0, "closing the device frees its buffers");
+  bad(() => old.add(1), /closed/, /cpu:0/);
+  bad(() => old.toArray(), /closed/);
+  using fresh = pt.ones([2]);
+  bad(() => fresh.add(old), /closed/);
+  bad(() => pt.cat([fresh, old2]), /closed/);
+  old.dispose(); // releasing a tensor of a closed device is a no-op, not an error
+  using r = fresh.mul(3);
+  assert.deepEqual(nums(r), [3, 3]);
+});
+
+test("tensors on two different devices in one op name both devices", () => {
+  const all = pt.devices();
+  if (all.length < 2) {
+    console.log(`skipped: only ${all.map((d) => d.id).join(", ")} exists here, so no op can mix two devices`);
+    return;
+  }
+  using a = pt.ones([2], { device: all[0].id }), b = pt.ones([2], { device: all[1].id });
+  bad(() => a.add(b), /^add: /, /different devices/, new RegExp(all[0].id), new RegExp(all[1].id));
+});
