@@ -128,6 +128,23 @@ test("gather along axis 2 of a rank-2 tensor names the axis", () => {
   bad(() => a.gather(2, idx), /^gather: /, /axis 2/, /rank 2/);
 });
 
+test("a non-integer axis 1.5 is rejected by permute, cat, squeeze, transpose, slice, gather and flip, naming the axis", () => {
+  using a = pt.ones([2, 3]), idx = i64([[0], [0]]);
+  bad(() => a.permute(0, 1.5), /^permute: /, /axis 1\.5/, /not an integer/);
+  bad(() => pt.cat([a, a], 1.5), /^cat: /, /axis 1\.5/);
+  bad(() => a.squeeze(1.5), /^squeeze: /, /axis 1\.5/);
+  bad(() => a.transpose(0, 1.5), /^transpose: /, /axis 1\.5/);
+  bad(() => a.slice(1.5), /^slice: /, /axis 1\.5/);
+  bad(() => a.gather(1.5, idx), /^gather: /, /axis 1\.5/);
+  bad(() => a.flip(1.5), /^flip: /, /axis 1\.5/);
+});
+
+test("squeeze and flip over repeated axes name the axes", () => {
+  using a = pt.ones([1, 3, 1]);
+  bad(() => a.squeeze([0, -3]), /^squeeze: /, /\[0, -3\]/, /repeat/);
+  bad(() => a.flip([1, 1]), /^flip: /, /\[1, 1\]/, /repeat/);
+});
+
 test("slice with step 0 names the step", () => {
   using a = pt.ones([3]);
   bad(() => a.slice(0, 0, 3, 0), /^slice: /, /step/, /got 0/);
@@ -294,10 +311,10 @@ for (
     ["reshape", (t: pt.Tensor) => t.reshape(2)],
   ] as const
 ) {
-  test(`a disposed tensor used in ${name} says it was disposed`, () => {
+  test(`a disposed tensor used in ${name} names the op and says it was disposed`, () => {
     const t = pt.ones([2]);
     t.dispose();
-    bad(() => use(t), /disposed/, /float32\[2\]/);
+    bad(() => use(t), new RegExp(`^${name}: `), /disposed/, /float32\[2\]/);
   });
 }
 
@@ -307,11 +324,11 @@ test("tensors from before the device was closed are rejected, and the device wor
   using old2 = pt.ones([2]);
   dev.close();
   assert.equal(pt.liveBytes(), 0, "closing the device frees its buffers");
-  bad(() => old.add(1), /closed/, /cpu:0/);
-  bad(() => old.toArray(), /closed/);
+  bad(() => old.add(1), /^add: /, /closed/, /cpu:0/);
+  bad(() => old.toArray(), /^toArray: /, /closed/);
   using fresh = pt.ones([2]);
-  bad(() => fresh.add(old), /closed/);
-  bad(() => pt.cat([fresh, old2]), /closed/);
+  bad(() => fresh.add(old), /^add: /, /closed/);
+  bad(() => pt.cat([fresh, old2]), /^cat: /, /closed/);
   old.dispose(); // releasing a tensor of a closed device is a no-op, not an error
   using r = fresh.mul(3);
   assert.deepEqual(nums(r), [3, 3]);
