@@ -43,6 +43,10 @@ typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, i
 static sgemm_fn blas_sgemm;
 static dgemm_fn blas_dgemm;
 
+/* Libraries tried in order. A generic name (libblas.so.3, libcblas.so.3) is often the
+ * netlib reference BLAS, far slower than our own kernel, so it is kept only when it turns
+ * out to be a tuned one under that name (an alternatives link to OpenBLAS, BLIS, MKL). */
+#define GENERIC "?"
 static const char *const blas_names[] = {
 #if defined(_WIN32)
     "libopenblas.dll", "openblas.dll", "mkl_rt.2.dll", "mkl_rt.dll",
@@ -50,27 +54,33 @@ static const char *const blas_names[] = {
     "/System/Library/Frameworks/Accelerate.framework/Accelerate", "libopenblas.dylib",
     "/opt/homebrew/opt/openblas/lib/libopenblas.dylib", "/usr/local/opt/openblas/lib/libopenblas.dylib",
 #else
-    "libopenblas.so.0", "libopenblas.so", "libblas.so.3", "libcblas.so.3", "libmkl_rt.so.2", "libmkl_rt.so",
-    "libblis.so.4",
+    "libopenblas.so.0", "libopenblas.so", "libmkl_rt.so.2", "libmkl_rt.so", "libblis.so.4",
+    GENERIC "libblas.so.3", GENERIC "libcblas.so.3",
 #endif
 };
 
 static void blas_load(void) {
   for (size_t i = 0; i < sizeof blas_names / sizeof blas_names[0]; i++) {
     void *s, *d;
+    const char *name = blas_names[i];
+    int generic = name[0] == GENERIC[0];
 #ifdef _WIN32
-    HMODULE h = LoadLibraryA(blas_names[i]);
+    HMODULE h = LoadLibraryA(name);
     if (!h) continue;
     FARPROC fs = GetProcAddress(h, "cblas_sgemm"), fd = GetProcAddress(h, "cblas_dgemm");
     memcpy(&s, &fs, sizeof s);
     memcpy(&d, &fd, sizeof d);
+    (void)generic;
     if (!s || !d) { FreeLibrary(h); continue; }
 #else
-    void *h = dlopen(blas_names[i], RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(name + generic, RTLD_NOW | RTLD_LOCAL);
     if (!h) continue;
     s = dlsym(h, "cblas_sgemm");
     d = dlsym(h, "cblas_dgemm");
-    if (!s || !d) { dlclose(h); continue; }
+    static const char *const tuned_marks[] = {"openblas_get_config", "bli_info_get_version_str", "MKL_Get_Version"};
+    int tuned = !generic;
+    for (size_t k = 0; k < sizeof tuned_marks / sizeof tuned_marks[0] && !tuned; k++) tuned = dlsym(h, tuned_marks[k]) != NULL;
+    if (!s || !d || !tuned) { dlclose(h); continue; }
 #endif
     /* ISO C has no cast between object and function pointers; copying the bits is the
      * form POSIX blesses. The library stays open for the life of the process. */
@@ -377,10 +387,13 @@ int cpu_matmul(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   m->A = PT_ELEM(&g.a, 0);
   m->B = PT_ELEM(&g.b, 0);
   m->C = PT_ELEM(&g.c, 0);
-  g.use_blas = (g.dt == PT_F32 || g.dt == PT_F64) && blas_enabled() && blas_gemm(g.dt, m, 1);
   /* Many small products: one per thread beats splitting each (the nested parallel_for
-   * calls inside then run inline). BLAS threads itself, so its calls go one at a time. */
-  int per_entry = batch > 1 && !g.use_blas && mnk < (1 << 18);
+   * calls inside then run inline), and beats a BLAS call apiece. BLAS threads itself, so
+   * its calls go one at a time. */
+  int small = batch > 1 && mnk < (1 << 18);
+  g.use_blas = (g.dt == PT_F32 || g.dt == PT_F64) && !(small && mnk < (1 << 15)) && blas_enabled() &&
+               blas_gemm(g.dt, m, 1);
+  int per_entry = small && !g.use_blas;
   if (per_entry) cpu_parallel_for((size_t)batch, (size_t)((1 << 18) / mnk + 1), batch_entries, &g);
   else batch_entries(&g, 0, (size_t)batch);
   if (atomic_load(&g.oom)) return pt_error(PT_EOOM, "matmul: no memory for packing buffers");
