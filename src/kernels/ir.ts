@@ -141,3 +141,23 @@ export function encodeBytecode(root: Expr, ninputs: number): Int32Array {
   emit(OP_STORE, ct(root.dtype), 0, out);
   return Int32Array.from([0x50540001, ninputs, Math.max(nregs, 1), code.length / 6, ...code]);
 }
+
+/** A short string naming the tree's structure and dtypes (not its sizes or constant values). */
+export function exprKey(e: Expr): string {
+  switch (e.k) {
+    case "load":
+      return `L${e.input}${e.dtype}`;
+    case "const":
+      return `C${e.index}${e.dtype}`;
+    case "index":
+      return `I${e.dtype}`;
+    case "cast":
+      return `(${exprKey(e.a)})>${e.dtype}`;
+    case "unary":
+      return `${e.op}(${exprKey(e.a)})${e.dtype}`;
+    case "binary":
+      return `${e.op}(${exprKey(e.a)},${exprKey(e.b)})${e.dtype}`;
+    case "where":
+      return `?(${exprKey(e.c)},${exprKey(e.a)},${exprKey(e.b)})${e.dtype}`;
+  }
+}

@@ -5,7 +5,7 @@
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
-import { encodeBytecode, type Expr } from "./ir.ts";
+import { encodeBytecode, type Expr, exprKey } from "./ir.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
 
 /** A renderer turns IR into a program of the device's kernel language. */
@@ -42,6 +42,22 @@ function launch(device: Device, program: number, block: ArgBlock, op: string): v
   check(native.pt_launch(device.queue, program, args, args.length), op);
 }
 
+/** Compiled programs by expression structure, per device: a hit skips rendering. */
+const byStructure = new WeakMap<Device, { epoch: number; programs: Map<string, number> }>();
+
+function elementwiseProgram(device: Device, expr: Expr, ninputs: number): number {
+  let cache = byStructure.get(device);
+  if (!cache || cache.epoch !== device.epoch) byStructure.set(device, cache = { epoch: device.epoch, programs: new Map() });
+  const key = `${ninputs}:${exprKey(expr)}`;
+  let program = cache.programs.get(key);
+  if (program === undefined) {
+    const prog = rendererFor(device).elementwise(expr, ninputs);
+    program = device.program(prog.kind, prog.source, prog.key);
+    cache.programs.set(key, program);
+  }
+  return program;
+}
+
 /** Runs expr over `shape`, writing `out`; inputs are views already broadcast to shape. */
 export function runElementwise(
   device: Device,
@@ -52,14 +68,18 @@ export function runElementwise(
   inputs: readonly ViewRef[],
   consts: readonly number[],
 ): void {
-  const prog = rendererFor(device).elementwise(expr, inputs.length);
-  const program = device.program(prog.kind, prog.source, prog.key);
+  const program = elementwiseProgram(device, expr, inputs.length);
   const block = new ArgBlock();
-  withOp(op, () => {
-    block.push(shape.length).pad8(shape, 1).push(inputs.length + 1).view(out);
-    for (const v of inputs) block.view(v);
-  });
-  block.push(consts.length, ...consts);
+  try {
+    withOp(op, () => {
+      block.push(shape.length).pad8(shape, 1).push(inputs.length + 1).view(out);
+      for (const v of inputs) block.view(v);
+    });
+    block.push(consts.length, ...consts);
+  } catch (e) {
+    block.abandon();
+    throw e;
+  }
   launch(device, program, block, op);
 }
 
@@ -68,6 +88,11 @@ export function runTemplate(device: Device, name: string, op: string, fill: (b: 
   const prog = rendererFor(device).template(name);
   const program = device.program(prog.kind, prog.source, prog.key);
   const block = new ArgBlock();
-  withOp(op, () => fill(block));
+  try {
+    withOp(op, () => fill(block));
+  } catch (e) {
+    block.abandon();
+    throw e;
+  }
   launch(device, program, block, op);
 }
