@@ -108,7 +108,7 @@ test("fromBuffer on the CPU shares memory with the ArrayBuffer", () => {
   const buf = new ArrayBuffer(16);
   const view = new Float32Array(buf);
   view.set([1, 2, 3, 4]);
-  using t = pt.fromBuffer(buf, { dtype: "float32", shape: [2, 2] });
+  using t = pt.fromBuffer(buf, { dtype: "float32", shape: [2, 2], device: "cpu" });
   assert.deepEqual(t.toList(), [[1, 2], [3, 4]]);
   view[0] = 10;
   assertClose(t.toArray() as Float32Array, [10, 2, 3, 4]);

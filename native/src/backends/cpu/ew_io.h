@@ -1,6 +1,8 @@
-/* ew_io.h: moving one row segment between a strided view and a register block, converting
- * between the storage dtype and the compute type (included by ew.c only).
+/* ew_io.h: moving rows between a strided view and a register block, converting between
+ * the storage dtype and the compute type (included by ew.c only).
  *
+ * A call moves `rows` rows of `len` elements (rows `row_stride` apart in the view, packed
+ * in the block), so that short rows cost one dispatch per run of rows rather than per row.
  * One loop per (dtype, compute type) pair, each with a unit-stride copy that the compiler
  * can vectorise and a general strided one. Conversions follow kernels.h: float -> int
  * truncates with NaN -> 0 and saturation at the target's range, int -> u8 storage wraps
@@ -12,13 +14,13 @@
 
 static const int ew_ctype_size[4] = {4, 8, 4, 8};
 
-#define EW_LOAD_LOOP(ST, DT, expr)                                                  \
-  do {                                                                              \
-    const ST *restrict src_ = (const ST *)src;                                      \
-    DT *restrict dst_ = (DT *)dst;                                                  \
-    if (stride == 1) for (int64_t k = 0; k < n; k++) { ST v = src_[k]; dst_[k] = (expr); } \
-    else for (int64_t k = 0; k < n; k++) { ST v = src_[k * stride]; dst_[k] = (expr); } \
-  } while (0)
+#define EW_LOAD_LOOP(ST, DT, expr)                                                         \
+  for (int64_t r = 0; r < rows; r++) {                                                     \
+    const ST *restrict src_ = (const ST *)src + r * row_stride;                            \
+    DT *restrict dst_ = (DT *)dst + r * len;                                               \
+    if (stride == 1) for (int64_t k = 0; k < len; k++) { ST v = src_[k]; dst_[k] = (expr); } \
+    else for (int64_t k = 0; k < len; k++) { ST v = src_[k * stride]; dst_[k] = (expr); }    \
+  }
 
 #define EW_LOAD_TO(CT, DT, from_float, from_double, from_i64)                                  \
   case CT * 8 + PT_F32: EW_LOAD_LOOP(float, DT, from_float(v)); break;                         \
@@ -35,8 +37,9 @@ static const int ew_ctype_size[4] = {4, 8, 4, 8};
 #define EW_WRAP_I32(v) ((int32_t)(uint32_t)(uint64_t)(v))
 #define EW_AS_I64(v) ((int64_t)(v))
 
-/* dst[k] = src element k*stride, converted from dtype to ctype. */
-static void ew_load_segment(int dtype, int ctype, const uint8_t *src, int64_t stride, int64_t n, void *dst) {
+/* dst[r*len + k] = src element r*row_stride + k*stride, converted from dtype to ctype. */
+static void ew_load_rows(int dtype, int ctype, const uint8_t *src, int64_t rows, int64_t row_stride, int64_t len,
+                         int64_t stride, void *dst) {
   switch (ctype * 8 + dtype) {
   EW_LOAD_TO(EW_F32, float, EW_AS_F32, EW_AS_F32, EW_AS_F32)
   EW_LOAD_TO(EW_F64, double, EW_AS_F64, EW_AS_F64, EW_AS_F64)
@@ -46,13 +49,13 @@ static void ew_load_segment(int dtype, int ctype, const uint8_t *src, int64_t st
   }
 }
 
-#define EW_STORE_LOOP(RT, OT, expr)                                                 \
-  do {                                                                              \
-    const RT *restrict src_ = (const RT *)src;                                      \
-    OT *restrict dst_ = (OT *)dst;                                                  \
-    if (stride == 1) for (int64_t k = 0; k < n; k++) { RT v = src_[k]; dst_[k] = (expr); } \
-    else for (int64_t k = 0; k < n; k++) { RT v = src_[k]; dst_[k * stride] = (expr); } \
-  } while (0)
+#define EW_STORE_LOOP(RT, OT, expr)                                                        \
+  for (int64_t r = 0; r < rows; r++) {                                                     \
+    const RT *restrict src_ = (const RT *)src + r * len;                                   \
+    OT *restrict dst_ = (OT *)dst + r * row_stride;                                        \
+    if (stride == 1) for (int64_t k = 0; k < len; k++) { RT v = src_[k]; dst_[k] = (expr); } \
+    else for (int64_t k = 0; k < len; k++) { RT v = src_[k]; dst_[k * stride] = (expr); }    \
+  }
 
 #define EW_STORE_FROM(CT, RT, to_i32, to_i64)                                                  \
   case CT * 8 + PT_F32: EW_STORE_LOOP(RT, float, (float)v); break;                             \
@@ -64,9 +67,11 @@ static void ew_load_segment(int dtype, int ctype, const uint8_t *src, int64_t st
   case CT * 8 + PT_U8: EW_STORE_LOOP(RT, uint8_t, (uint8_t)(uint64_t)to_i64(v)); break;        \
   case CT * 8 + PT_BOOL: EW_STORE_LOOP(RT, uint8_t, (uint8_t)(v != 0)); break;
 
-/* dst element k*stride = src[k], converted from ctype to dtype. An f64 register goes to
- * f16/bf16 through f32 (as pt_store_f64 does), which can double-round in rare ties. */
-static void ew_store_segment(int ctype, int dtype, const void *src, uint8_t *dst, int64_t stride, int64_t n) {
+/* dst element r*row_stride + k*stride = src[r*len + k], converted from ctype to dtype. An
+ * f64 register goes to f16/bf16 through f32 (as pt_store_f64 does), which can double-round
+ * in rare ties. */
+static void ew_store_rows(int ctype, int dtype, const void *src, uint8_t *dst, int64_t rows, int64_t row_stride,
+                          int64_t len, int64_t stride) {
   switch (ctype * 8 + dtype) {
   EW_STORE_FROM(EW_F32, float, pt_f2i32, pt_f2i64)
   EW_STORE_FROM(EW_F64, double, pt_f2i32, pt_f2i64)

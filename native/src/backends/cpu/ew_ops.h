@@ -2,8 +2,8 @@
  *
  * Each function runs one instruction over a block of n elements held in plain arrays. The
  * switch on the op sits outside the loops and every loop is over restrict-qualified typed
- * arrays, so the compiler can vectorise the ones that have vector forms. ew.c guarantees
- * that a destination never overlaps an operand (see its register-block assignment).
+ * arrays, so the compiler can vectorise the ones that have vector forms. A destination
+ * never overlaps an operand (the register-block assignment in ew_compile.c sees to it).
  * Integer ops that can fail return the index of the first failing element, else -1.
  */
 #ifndef PT_CPU_EW_OPS_H
@@ -11,36 +11,31 @@
 #include <math.h>
 #include <stdint.h>
 #include "view.h"
-
-enum ew_ctype { EW_F32 = 0, EW_F64 = 1, EW_I32 = 2, EW_I64 = 3 };
-
-enum ew_opcode {
-  EW_LOAD = 0, EW_CONST = 1, EW_INDEX = 2, EW_CAST = 3,
-  EW_NEG = 10, EW_ABS, EW_SIGN, EW_SQUARE, EW_RECIP, EW_EXP, EW_EXP2, EW_LOG, EW_LOG2, EW_LOG1P,
-  EW_SQRT = 20, EW_RSQRT, EW_SIN, EW_COS, EW_TAN, EW_TANH, EW_SIGMOID, EW_RELU, EW_GELU,
-  EW_FLOOR = 29, EW_CEIL, EW_ROUND, EW_TRUNC,
-  EW_NOT = 33, EW_ISNAN, EW_ISINF, EW_ISFINITE, EW_NONZERO,
-  EW_ADD = 50, EW_SUB, EW_MUL, EW_DIV, EW_POW, EW_MOD, EW_MAX, EW_MIN,
-  EW_EQ = 58, EW_NE, EW_LT, EW_LE, EW_GT, EW_GE, EW_AND, EW_OR, EW_XOR,
-  EW_WHERE = 80, EW_STORE = 90
-};
+#include "ew_program.h"
 
 /* Integer division and modulo by zero, and a negative integer exponent. */
 enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2, EW_FAIL_NEG_POW = 3 };
 
 #define EW_MAP(out, expr) for (int64_t k = 0; k < n; k++) (out)[k] = (expr)
+/* Both operands are read before choosing: `c ? x[k] : z[k]` would read conditionally,
+ * which compiles to masked loads instead of one blend. XK, ZK are element expressions. */
+#define EW_SELECT(out, T, XK, ZK, cond)                                    \
+  for (int64_t k = 0; k < n; k++) {                                      \
+    T a_ = (XK), b_ = (ZK);                                              \
+    (out)[k] = (cond) ? a_ : b_;                                         \
+  }
 
-/* Comparisons and logic ops, shared by every compute type; x, y are the operands. */
-#define EW_COMPARE_CASES(x, y, out)                                         \
-  case EW_EQ: EW_MAP(out, x[k] == y[k]); break;                             \
-  case EW_NE: EW_MAP(out, x[k] != y[k]); break;                             \
-  case EW_LT: EW_MAP(out, x[k] < y[k]); break;                              \
-  case EW_LE: EW_MAP(out, x[k] <= y[k]); break;                             \
-  case EW_GT: EW_MAP(out, x[k] > y[k]); break;                              \
-  case EW_GE: EW_MAP(out, x[k] >= y[k]); break;                             \
-  case EW_AND: EW_MAP(out, (x[k] != 0) & (y[k] != 0)); break;               \
-  case EW_OR: EW_MAP(out, (x[k] != 0) | (y[k] != 0)); break;                \
-  case EW_XOR: EW_MAP(out, (x[k] != 0) ^ (y[k] != 0)); break;
+/* Comparisons and logic ops, shared by every compute type, over element expressions. */
+#define EW_COMPARE_CASES(XK, ZK, out)                                       \
+  case EW_EQ: EW_MAP(out, (XK) == (ZK)); break;                             \
+  case EW_NE: EW_MAP(out, (XK) != (ZK)); break;                             \
+  case EW_LT: EW_MAP(out, (XK) < (ZK)); break;                              \
+  case EW_LE: EW_MAP(out, (XK) <= (ZK)); break;                             \
+  case EW_GT: EW_MAP(out, (XK) > (ZK)); break;                              \
+  case EW_GE: EW_MAP(out, (XK) >= (ZK)); break;                             \
+  case EW_AND: EW_MAP(out, ((XK) != 0) & ((ZK) != 0)); break;               \
+  case EW_OR: EW_MAP(out, ((XK) != 0) | ((ZK) != 0)); break;                \
+  case EW_XOR: EW_MAP(out, ((XK) != 0) ^ ((ZK) != 0)); break;
 
 /* FN(exp) names expf for f32 and exp for f64, so f32 math stays in single precision. */
 #define EW_FN_F32(name) name##f
@@ -95,22 +90,30 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2, EW_FAIL_NEG_POW = 
   }                                                                                         \
   static int64_t ew_binary_##SUFFIX(int op, int64_t n, const T *restrict x, const T *restrict z, \
                                     void *restrict out) {                                   \
-    T *restrict y = (T *)out;                                                               \
-    int32_t *restrict flag = (int32_t *)out;                                                \
-    switch (op) {                                                                           \
-    case EW_ADD: EW_MAP(y, x[k] + z[k]); break;                                             \
-    case EW_SUB: EW_MAP(y, x[k] - z[k]); break;                                             \
-    case EW_MUL: EW_MAP(y, x[k] * z[k]); break;                                             \
-    case EW_DIV: EW_MAP(y, x[k] / z[k]); break;                                             \
-    case EW_POW: EW_MAP(y, FN(pow)(x[k], z[k])); break;                                     \
-    case EW_MOD: EW_MAP(y, ew_mod_##SUFFIX(x[k], z[k])); break;                             \
-    case EW_MAX: EW_MAP(y, (x[k] != x[k] || x[k] > z[k]) ? x[k] : z[k]); break;             \
-    case EW_MIN: EW_MAP(y, (x[k] != x[k] || x[k] < z[k]) ? x[k] : z[k]); break;             \
-    EW_COMPARE_CASES(x, z, flag)                                                            \
-    default: break;                                                                         \
-    }                                                                                       \
-    return -1;                                                                              \
+    EW_FLOAT_BINARY_BODY(T, SUFFIX, FN, x[k], z[k])                                         \
+  }                                                                                         \
+  static int64_t ew_binary_scalar_##SUFFIX(int op, int64_t n, const T *restrict x, T z,     \
+                                           void *restrict out) {                            \
+    EW_FLOAT_BINARY_BODY(T, SUFFIX, FN, x[k], z)                                            \
   }
+
+/* The binary ops over element expressions XK, ZK: z[k], or one value for every k. */
+#define EW_FLOAT_BINARY_BODY(T, SUFFIX, FN, XK, ZK)                                         \
+  T *restrict y = (T *)out;                                                                 \
+  int32_t *restrict flag = (int32_t *)out;                                                  \
+  switch (op) {                                                                             \
+  case EW_ADD: EW_MAP(y, (XK) + (ZK)); break;                                               \
+  case EW_SUB: EW_MAP(y, (XK) - (ZK)); break;                                               \
+  case EW_MUL: EW_MAP(y, (XK) * (ZK)); break;                                               \
+  case EW_DIV: EW_MAP(y, (XK) / (ZK)); break;                                               \
+  case EW_POW: EW_MAP(y, FN(pow)(XK, ZK)); break;                                           \
+  case EW_MOD: EW_MAP(y, ew_mod_##SUFFIX(XK, ZK)); break;                                   \
+  case EW_MAX: EW_SELECT(y, T, XK, ZK, a_ != a_ || a_ > b_); break;                          \
+  case EW_MIN: EW_SELECT(y, T, XK, ZK, a_ != a_ || a_ < b_); break;                          \
+  EW_COMPARE_CASES(XK, ZK, flag)                                                            \
+  default: break;                                                                           \
+  }                                                                                         \
+  return -1;
 
 /* Integers wrap: +, -, *, negation and abs go through the unsigned type U. */
 #define EW_DEFINE_INT_OPS(T, U, SUFFIX)                                                     \
@@ -141,43 +144,51 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2, EW_FAIL_NEG_POW = 
   }                                                                                         \
   static int64_t ew_binary_##SUFFIX(int op, int64_t n, const T *restrict x, const T *restrict z, \
                                     void *restrict out) {                                   \
-    T *restrict y = (T *)out;                                                               \
-    int32_t *restrict flag = (int32_t *)out;                                                \
-    switch (op) {                                                                           \
-    case EW_ADD: EW_MAP(y, (T)((U)x[k] + (U)z[k])); break;                                  \
-    case EW_SUB: EW_MAP(y, (T)((U)x[k] - (U)z[k])); break;                                  \
-    case EW_MUL: EW_MAP(y, (T)((U)x[k] * (U)z[k])); break;                                  \
-    /* d == -1 is special-cased: MIN / -1 traps in C, and it wraps to MIN here */           \
-    case EW_DIV:                                                                            \
-      for (int64_t k = 0; k < n; k++) {                                                     \
-        T a = x[k], d = z[k], q;                                                            \
-        if (d == 0) return k;                                                               \
-        if (d == -1) q = (T)((U)0 - (U)a);                                                  \
-        else { q = a / d; if (a % d != 0 && ((a < 0) != (d < 0))) q--; }                    \
-        y[k] = q;                                                                           \
-      }                                                                                     \
-      break;                                                                                \
-    case EW_MOD:                                                                            \
-      for (int64_t k = 0; k < n; k++) {                                                     \
-        T a = x[k], d = z[k], r = 0;                                                        \
-        if (d == 0) return k;                                                               \
-        if (d != -1) { r = a % d; if (r != 0 && ((r < 0) != (d < 0))) r += d; }             \
-        y[k] = r;                                                                           \
-      }                                                                                     \
-      break;                                                                                \
-    case EW_POW:                                                                            \
-      for (int64_t k = 0; k < n; k++) {                                                     \
-        if (z[k] < 0) return k;                                                             \
-        y[k] = ew_ipow_##SUFFIX(x[k], z[k]);                                                \
-      }                                                                                     \
-      break;                                                                                \
-    case EW_MAX: EW_MAP(y, x[k] > z[k] ? x[k] : z[k]); break;                               \
-    case EW_MIN: EW_MAP(y, x[k] < z[k] ? x[k] : z[k]); break;                               \
-    EW_COMPARE_CASES(x, z, flag)                                                            \
-    default: break;                                                                         \
-    }                                                                                       \
-    return -1;                                                                              \
+    EW_INT_BINARY_BODY(T, U, SUFFIX, x[k], z[k])                                            \
+  }                                                                                         \
+  static int64_t ew_binary_scalar_##SUFFIX(int op, int64_t n, const T *restrict x, T z,     \
+                                           void *restrict out) {                            \
+    EW_INT_BINARY_BODY(T, U, SUFFIX, x[k], z)                                               \
   }
+
+/* d == -1 is special-cased in DIV and MOD: MIN / -1 traps in C, and it wraps to MIN here. */
+#define EW_INT_BINARY_BODY(T, U, SUFFIX, XK, ZK)                                            \
+  T *restrict y = (T *)out;                                                                 \
+  int32_t *restrict flag = (int32_t *)out;                                                  \
+  switch (op) {                                                                             \
+  case EW_ADD: EW_MAP(y, (T)((U)(XK) + (U)(ZK))); break;                                    \
+  case EW_SUB: EW_MAP(y, (T)((U)(XK) - (U)(ZK))); break;                                    \
+  case EW_MUL: EW_MAP(y, (T)((U)(XK) * (U)(ZK))); break;                                    \
+  case EW_DIV:                                                                              \
+    for (int64_t k = 0; k < n; k++) {                                                       \
+      T a = (XK), d = (ZK), q;                                                              \
+      if (d == 0) return k;                                                                 \
+      if (d == -1) q = (T)((U)0 - (U)a);                                                    \
+      else { q = a / d; if (a % d != 0 && ((a < 0) != (d < 0))) q--; }                      \
+      y[k] = q;                                                                             \
+    }                                                                                       \
+    break;                                                                                  \
+  case EW_MOD:                                                                              \
+    for (int64_t k = 0; k < n; k++) {                                                       \
+      T a = (XK), d = (ZK), r = 0;                                                          \
+      if (d == 0) return k;                                                                 \
+      if (d != -1) { r = a % d; if (r != 0 && ((r < 0) != (d < 0))) r += d; }               \
+      y[k] = r;                                                                             \
+    }                                                                                       \
+    break;                                                                                  \
+  case EW_POW:                                                                              \
+    for (int64_t k = 0; k < n; k++) {                                                       \
+      T e = (ZK);                                                                           \
+      if (e < 0) return k;                                                                  \
+      y[k] = ew_ipow_##SUFFIX(XK, e);                                                       \
+    }                                                                                       \
+    break;                                                                                  \
+  case EW_MAX: EW_SELECT(y, T, XK, ZK, a_ > b_); break;                                     \
+  case EW_MIN: EW_SELECT(y, T, XK, ZK, a_ < b_); break;                                     \
+  EW_COMPARE_CASES(XK, ZK, flag)                                                            \
+  default: break;                                                                           \
+  }                                                                                         \
+  return -1;
 
 EW_DEFINE_FLOAT_OPS(float, f32, EW_FN_F32)
 EW_DEFINE_FLOAT_OPS(double, f64, EW_FN_F64)
@@ -207,17 +218,41 @@ static int64_t ew_binary(int ctype, int op, int64_t n, const void *x, const void
   }
 }
 
+/* As ew_binary, with z's first element standing for all of it (a constant or broadcast
+ * operand): no block of copies to stream through the cache. */
+static int64_t ew_binary_scalar(int ctype, int op, int64_t n, const void *x, const void *z, void *out) {
+  switch (ctype) {
+  case EW_F32: return ew_binary_scalar_f32(op, n, (const float *)x, *(const float *)z, out);
+  case EW_F64: return ew_binary_scalar_f64(op, n, (const double *)x, *(const double *)z, out);
+  case EW_I32: return ew_binary_scalar_i32(op, n, (const int32_t *)x, *(const int32_t *)z, out);
+  default: return ew_binary_scalar_i64(op, n, (const int64_t *)x, *(const int64_t *)z, out);
+  }
+}
+
+/* The op that gives the same result with its operands exchanged, or -1. MAX and MIN are
+ * left out: exchanged, they can pick the other of -0/+0 or the other NaN. */
+static int ew_swapped_op(int op) {
+  switch (op) {
+  case EW_ADD: case EW_MUL: case EW_EQ: case EW_NE: case EW_AND: case EW_OR: case EW_XOR: return op;
+  case EW_LT: return EW_GT;
+  case EW_GT: return EW_LT;
+  case EW_LE: return EW_GE;
+  case EW_GE: return EW_LE;
+  default: return -1;
+  }
+}
+
 /* WHERE only moves bits, so f32/i32 and f64/i64 share a loop. */
 static void ew_where(int ctype, int64_t n, const int32_t *restrict cond, const void *x, const void *z,
                      void *out) {
   if (ctype == EW_F32 || ctype == EW_I32) {
     const uint32_t *restrict a = (const uint32_t *)x, *restrict b = (const uint32_t *)z;
     uint32_t *restrict y = (uint32_t *)out;
-    EW_MAP(y, cond[k] ? a[k] : b[k]);
+    EW_SELECT(y, uint32_t, a[k], b[k], cond[k] != 0);
   } else {
     const uint64_t *restrict a = (const uint64_t *)x, *restrict b = (const uint64_t *)z;
     uint64_t *restrict y = (uint64_t *)out;
-    EW_MAP(y, cond[k] ? a[k] : b[k]);
+    EW_SELECT(y, uint64_t, a[k], b[k], cond[k] != 0);
   }
 }
 
