@@ -5,6 +5,15 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 ZIG_VERSION=0.15.2
 
+# PT_SKIP_SETUP=1 (the GPU machine: no network, no Zig) uses the runtimes on PATH and the
+# shim already built in native/zig-out.
+if [ "${PT_SKIP_SETUP:-0}" = 1 ]; then
+  DENO=$(command -v deno || true) BUN=$(command -v bun || true)
+  export DENO BUN ROOT
+  build_native() { :; }
+  return 0
+fi
+
 if [ ! -x node_modules/.bin/deno ] || [ ! -x node_modules/.bin/bun ] || [ ! -d node_modules/tinybench ]; then
   echo "setup: npm install (Deno, Bun, TypeScript, tinybench)" >&2
   npm install --no-audit --no-fund --loglevel=error >&2

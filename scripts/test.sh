@@ -2,6 +2,8 @@
 # The test command: builds the shim, then runs the one suite under Deno and under Bun and
 # prints the total of both as its last line: "N passed, N failed".
 #   bash scripts/test.sh [test files...]      (default: every test/*.test.ts)
+# The suite runs on the default device: PT_DEVICE=cuda runs it on CUDA, and PT_REQUIRE=cuda
+# makes a missing CUDA a failure instead of a fallback.
 # Files named *.isolated.test.ts run in a process of their own: they drive the raw C ABI
 # (closing devices behind the TypeScript layer's back), which would disturb other files.
 source "$(dirname "$0")/env.sh"
@@ -47,7 +49,8 @@ run() { # run RUNNER NAME FILES...
   count "$runner" "$log/$name.txt" "$rc"
 }
 
-for runner in deno bun; do
+# PT_RUNTIMES="bun" (or "deno") limits the runs, e.g. where only one runtime exists.
+for runner in ${PT_RUNTIMES:-deno bun}; do
   [ ${#shared[@]} -gt 0 ] && run "$runner" "$runner-suite" "${shared[@]}"
   for f in "${isolated[@]}"; do run "$runner" "$runner-$(basename "$f" .test.ts)" "$f"; done
 done

@@ -113,7 +113,7 @@ static inline void pt_store_f64(uint8_t *p, int dt, double d) {
   case PT_F16: { uint16_t v = pt_f32_to_f16((float)d); memcpy(p, &v, 2); break; }
   case PT_BF16: { uint16_t v = pt_f32_to_bf16((float)d); memcpy(p, &v, 2); break; }
   case PT_F64: memcpy(p, &d, 8); break;
-  case PT_I32: { int32_t v = (int32_t)(uint32_t)(uint64_t)pt_f2i64(d); memcpy(p, &v, 4); break; }
+  case PT_I32: { int32_t v = pt_f2i32(d); memcpy(p, &v, 4); break; }
   case PT_I64: { int64_t v = pt_f2i64(d); memcpy(p, &v, 8); break; }
   case PT_U8: *p = (uint8_t)(uint64_t)pt_f2i64(d); break;
   default: *p = (d != 0); break; /* NaN != 0 is true */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One pass on the GPU machine (see ../shared/device/README.md): the suite on each GPU
+# backend with PT_REQUIRE set, then the benchmark comparison, all written under $OUT.
+#   source .device/setup.sh && bash scripts/gpu_run.sh [backends...]   (default: cuda)
+set -u
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/pt-out}
+mkdir -p "$out"
+backends=("$@")
+[ ${#backends[@]} -eq 0 ] && backends=(cuda)
+runtimes=""
+command -v bun >/dev/null && runtimes="bun"
+command -v deno >/dev/null && runtimes="$runtimes deno"
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "runtimes: $runtimes"
+} | tee "$out/device.txt"
+for b in "${backends[@]}"; do
+  PT_SKIP_SETUP=1 PT_RUNTIMES="$runtimes" PT_DEVICE="$b" PT_REQUIRE="$b" timeout 900 bash scripts/test.sh >"$out/test-$b.txt" 2>&1
+  echo "$b: $(tail -1 "$out/test-$b.txt")" | tee -a "$out/device.txt"
+done
+if [ -f bench/gpu_compare.sh ] && [ "${PT_SKIP_BENCH:-0}" != 1 ]; then
+  timeout 600 bash bench/gpu_compare.sh "$out" >"$out/bench.txt" 2>&1
+  echo "bench: exit $?" | tee -a "$out/device.txt"
+fi
