@@ -6,7 +6,9 @@
 //! otherwise. The backends table is generated into the build cache: every known backend is
 //! a row; one that is not enabled, or has no code yet, reports why it is unavailable.
 //!   -Dbackends=cpu,cuda   which backends to compile (default cpu)
-//!   zig build cross       the shim for aarch64-macos, x86_64-windows-gnu, aarch64-linux-gnu
+//!   zig build cross       the shim for every published platform, baseline CPU, into
+//!                         native/zig-out/cross/<triple>/: x86_64-linux-gnu, aarch64-linux-gnu,
+//!                         aarch64-macos, x86_64-macos, x86_64-windows-gnu (scripts/pack.sh)
 //!   zig build smoke       native/test/smoke.c against the host library
 const std = @import("std");
 const builtin = @import("builtin");
@@ -23,7 +25,9 @@ const known_backends = [_][]const u8{ "cpu", "cuda", "vulkan", "metal", "hip" };
 
 const c_flags = [_][]const u8{ "-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden" };
 
-const cross_targets = [_][]const u8{ "aarch64-macos", "x86_64-windows-gnu", "aarch64-linux-gnu" };
+/// The npm platform packages' targets. x86_64-linux-gnu is here too: the host build is
+/// tuned to this machine's CPU (-mcpu=native), a published one must run on any x86-64.
+const cross_targets = [_][]const u8{ "x86_64-linux-gnu", "aarch64-linux-gnu", "aarch64-macos", "x86_64-macos", "x86_64-windows-gnu" };
 
 pub fn build(b: *std.Build) void {
     // The library's home is native/zig-out; an explicit -p still wins.
@@ -37,13 +41,13 @@ pub fn build(b: *std.Build) void {
     const enabled = parseBackends(list);
     const table = generateTable(b, enabled);
 
-    const lib = addShim(b, b.resolveTargetQuery(target.query), optimize, enabled, table);
+    const lib = addShim(b, b.resolveTargetQuery(target.query), optimize, enabled, table, null);
     b.installArtifact(lib);
 
-    const cross = b.step("cross", "Compile the shim for aarch64-macos, x86_64-windows-gnu and aarch64-linux-gnu");
+    const cross = b.step("cross", "Compile the shim for linux x64/arm64 (glibc), macOS arm64/x64 and Windows x64");
     for (cross_targets) |triple| {
         const query = std.Target.Query.parse(.{ .arch_os_abi = triple }) catch @panic("bad cross triple");
-        const cl = addShim(b, b.resolveTargetQuery(query), optimize, enabled, table);
+        const cl = addShim(b, b.resolveTargetQuery(query), optimize, enabled, table, true); // stripped: these ship
         const inst = b.addInstallArtifact(cl, .{
             .dest_dir = .{ .override = .{ .custom = b.fmt("cross/{s}", .{triple}) } },
             .implib_dir = .disabled,
@@ -61,6 +65,16 @@ pub fn build(b: *std.Build) void {
     run_smoke.expectExitCode(0);
     const smoke = b.step("smoke", "Build and run the native smoke test");
     smoke.dependOn(&run_smoke.step);
+
+    // zig build floor: bench/floor/cuda_floor.c, the C floor of the GPU benchmarks, for
+    // x86_64-linux-gnu (baseline CPU; libc and libdl only, no CUDA SDK) into native/zig-out/bin.
+    const floor_query = std.Target.Query.parse(.{ .arch_os_abi = "x86_64-linux-gnu" }) catch @panic("bad floor triple");
+    const floor_mod = b.createModule(.{ .target = b.resolveTargetQuery(floor_query), .optimize = .ReleaseFast, .link_libc = true });
+    floor_mod.addCSourceFile(.{ .file = b.path("bench/floor/cuda_floor.c"), .flags = &.{ "-std=c11", "-Wall", "-Wextra", "-Werror" } });
+    floor_mod.linkSystemLibrary("dl", .{});
+    const floor_exe = b.addExecutable(.{ .name = "cuda_floor", .root_module = floor_mod });
+    const floor = b.step("floor", "Build the C floor of the GPU benchmarks (bench/floor/cuda_floor.c) into native/zig-out/bin");
+    floor.dependOn(&b.addInstallArtifact(floor_exe, .{}).step);
 }
 
 fn parseBackends(list: []const u8) [known_backends.len]bool {
@@ -135,8 +149,9 @@ fn addShim(
     optimize: std.builtin.OptimizeMode,
     enabled: [known_backends.len]bool,
     table: std.Build.LazyPath,
+    strip: ?bool,
 ) *std.Build.Step.Compile {
-    const mod = b.createModule(.{ .target = target, .optimize = optimize, .link_libc = true });
+    const mod = b.createModule(.{ .target = target, .optimize = optimize, .link_libc = true, .strip = strip });
     mod.addIncludePath(b.path("native/include"));
     mod.addIncludePath(b.path("native/src/core"));
     mod.addCSourceFiles(.{ .root = b.path("native/src/core"), .files = globC(b, "native/src/core"), .flags = &c_flags });

@@ -10,6 +10,6 @@ echo "== deno fmt --check" >&2
 "$DENO" fmt --check >&2
 echo "== tsc --noEmit (Bun's types)" >&2
 node_modules/.bin/tsc --noEmit -p tsconfig.json >&2
-echo "== zig build cross (aarch64-macos, x86_64-windows-gnu, aarch64-linux-gnu)" >&2
+echo "== zig build cross (linux x64/arm64, macOS arm64/x64, Windows x64)" >&2
 build_native cross
 echo "checks passed" >&2
