@@ -44,7 +44,10 @@ enum pt_dtype { /* element types; storage of bool is one byte, 0 or 1 */
 enum pt_device_field { /* pt_device_info() fills a double[PT_INFO_COUNT] */
   PT_INFO_MEMORY_TOTAL = 0, PT_INFO_HAS_F16 = 1, PT_INFO_HAS_BF16 = 2, PT_INFO_HAS_F64 = 3,
   PT_INFO_HAS_I64 = 4, PT_INFO_SUBGROUP = 5, PT_INFO_MAX_WORKGROUP = 6,
-  PT_INFO_UNIFIED_MEMORY = 7, PT_INFO_COMPUTE_UNITS = 8, PT_INFO_COUNT = 9
+  PT_INFO_UNIFIED_MEMORY = 7, PT_INFO_COMPUTE_UNITS = 8,
+  PT_INFO_CONTEXT = 9, /* 1 while a context exists for the device (this process's or, where the
+                          driver can tell, anyone's): listing devices must leave it 0 */
+  PT_INFO_COUNT = 10
 };
 
 enum pt_mem_field { /* pt_memory_stats() fills a double[PT_MEM_COUNT] */

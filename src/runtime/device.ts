@@ -29,6 +29,13 @@ export interface DeviceInfo {
   readonly language: string;
 }
 
+/** Whether a context exists for the device now (listing devices must not create one). */
+export function hasContext(info: DeviceInfo): boolean {
+  const b = backendIndex(info.backend);
+  if (b < 0 || native.pt_device_info(b, info.index, infoFields) < 0) return false;
+  return infoFields[9] !== 0;
+}
+
 export interface BackendInfo {
   readonly name: string;
   readonly available: boolean;
@@ -37,7 +44,7 @@ export interface BackendInfo {
   readonly devices: readonly DeviceInfo[];
 }
 
-const infoFields = new Float64Array(9);
+const infoFields = new Float64Array(10);
 
 function backendIndex(name: string): number {
   const n = native.pt_backend_count();

@@ -127,7 +127,14 @@ PT_API int32_t pt_device_info(int32_t backend, int32_t index, double *fields) {
   if (st != PT_OK) return st;
   for (int i = 0; i < PT_INFO_COUNT; i++) fields[i] = 0;
   st = drv->device_info(index, fields);
-  return st < 0 ? st : PT_OK;
+  if (st < 0) return st;
+  /* A driver that can ask its system (e.g. about a primary context) fills PT_INFO_CONTEXT
+   * itself; an open device of ours always has one. */
+  pt_lock();
+  for (pt_dev *d = open_devs; d; d = d->next)
+    if (d->backend == backend && d->index == index) fields[PT_INFO_CONTEXT] = 1;
+  pt_unlock();
+  return PT_OK;
 }
 
 PT_API int32_t pt_device_language(int32_t backend, int32_t index, uint8_t *buf, int32_t cap) {
