@@ -5,7 +5,7 @@
 //! picked up) into libpolytensor, installed into native/zig-out/lib unless -p says
 //! otherwise. The backends table is generated into the build cache: every known backend is
 //! a row; one that is not enabled, or has no code yet, reports why it is unavailable.
-//!   -Dbackends=cpu,cuda   which backends to compile (default cpu)
+//!   -Dbackends=cpu,cuda   which backends to compile (default cpu,cuda)
 //!   zig build cross       the shim for every published platform, baseline CPU, into
 //!                         native/zig-out/cross/<triple>/: x86_64-linux-gnu, aarch64-linux-gnu,
 //!                         aarch64-macos, x86_64-macos, x86_64-windows-gnu (scripts/pack.sh)
@@ -37,7 +37,7 @@ pub fn build(b: *std.Build) void {
 
     const target = b.standardTargetOptions(.{});
     const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Optimization mode (default ReleaseFast)") orelse .ReleaseFast;
-    const list = b.option([]const u8, "backends", "Comma-separated backends to compile (default cpu): cpu,cuda,vulkan,metal,hip") orelse "cpu";
+    const list = b.option([]const u8, "backends", "Comma-separated backends to compile (default cpu,cuda): cpu,cuda,vulkan,metal,hip") orelse "cpu,cuda";
     const enabled = parseBackends(list);
     const table = generateTable(b, enabled);
 

@@ -1,0 +1,341 @@
+/* lib.c: finds and opens the CUDA driver, NVRTC and cuBLAS at run time.
+ *
+ * Ownership and ordering. Each library is looked for once per process, on first use,
+ * under lib_lock; the outcome (a filled table, or the reason it failed) is kept, so later
+ * calls cost one lock and give the same answer. The driver comes from the loader path
+ * only (it belongs to the installed kernel module). NVRTC and cuBLAS are looked for on the
+ * loader path, then under $CUDA_PATH/$CUDA_HOME, /usr/local/cuda and pip's NVIDIA wheels,
+ * since a toolkit is often present but not on the loader path; among what is found, a
+ * library no newer than the driver wins (a newer one emits code the driver rejects).
+ * Loaded libraries are never closed (lib.h says why).
+ */
+#define _DEFAULT_SOURCE
+#define _DARWIN_C_SOURCE
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib.h"
+#include "driver.h"
+#include "sync.h"
+
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#include <glob.h>
+#endif
+
+cu_api cu;
+nvrtc_api nvrtc;
+cublas_api cublas;
+
+typedef struct { const char *sym, *alt; int req; size_t off; } fn_row;
+#define CU_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(cu_api, f)},
+#define NVRTC_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(nvrtc_api, f)},
+#define CUBLAS_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(cublas_api, f)},
+static const fn_row cu_rows[] = {PT_CU_FUNCS(CU_ROW)};
+static const fn_row nvrtc_rows[] = {PT_NVRTC_FUNCS(NVRTC_ROW)};
+static const fn_row cublas_rows[] = {PT_CUBLAS_FUNCS(CUBLAS_ROW)};
+#define NROWS(r) (sizeof r / sizeof *r)
+
+typedef struct {
+  int tried, status, version;
+  char reason[512], path[512];
+} lib_state;
+
+static pt_mutex lib_lock = PT_MUTEX_INIT;
+static lib_state cu_state, nvrtc_state, cublas_state;
+
+/* ---- the platform's loader ---------------------------------------------------------- */
+
+static void *lib_open(const char *name, int global, char *why, size_t cap) {
+#ifdef _WIN32
+  (void)global;
+  /* An absolute path loads its dependencies (cublasLt, nvrtc-builtins) from its own folder. */
+  HMODULE h = strchr(name, '\\') || strchr(name, '/') ? LoadLibraryExA(name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)
+                                                      : LoadLibraryA(name);
+  if (!h && why) snprintf(why, cap, "LoadLibrary error %lu", (unsigned long)GetLastError());
+  return (void *)h;
+#else
+  void *h = dlopen(name, RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
+  if (!h && why) {
+    const char *e = dlerror();
+    snprintf(why, cap, "%s", e ? e : "dlopen failed");
+  }
+  return h;
+#endif
+}
+
+static void *lib_sym(void *h, const char *name) {
+#ifdef _WIN32
+  FARPROC p = GetProcAddress((HMODULE)h, name);
+  void *v;
+  memcpy(&v, &p, sizeof v);
+  return v;
+#else
+  return dlsym(h, name);
+#endif
+}
+
+static void lib_close(void *h) {
+#ifdef _WIN32
+  FreeLibrary((HMODULE)h);
+#else
+  dlclose(h);
+#endif
+}
+
+/* Fills table from h; returns NULL, or the first required symbol that is missing. */
+static const char *resolve(void *h, const fn_row *rows, size_t n, void *table) {
+  for (size_t i = 0; i < n; i++) {
+    void *p = lib_sym(h, rows[i].sym);
+    if (!p && rows[i].alt) p = lib_sym(h, rows[i].alt);
+    if (!p && rows[i].req) return rows[i].sym;
+    memcpy((char *)table + rows[i].off, &p, sizeof p); /* function pointers are pointer-sized here */
+  }
+  return NULL;
+}
+
+/* ---- where toolkits live -------------------------------------------------------------- */
+
+#define MAX_DIRS 48
+typedef struct { int n; char dir[MAX_DIRS][400]; } dir_list;
+
+#ifdef _WIN32
+#define SEP "\\"
+#else
+#define SEP "/"
+#endif
+
+static void add_dir(dir_list *l, const char *a, const char *b) {
+  if (!a || !*a || l->n == MAX_DIRS) return;
+  int w = snprintf(l->dir[l->n], sizeof l->dir[0], "%s%s%s", a, b ? SEP : "", b ? b : "");
+  if (w > 0 && (size_t)w < sizeof l->dir[0]) l->n++;
+}
+
+#ifndef _WIN32
+#ifndef GLOB_ONLYDIR
+#define GLOB_ONLYDIR 0 /* a GNU hint; elsewhere a file that matches just fails to open later */
+#endif
+static void add_glob(dir_list *l, const char *pattern, const char *sub) {
+  glob_t g;
+  if (glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0) return;
+  for (size_t i = 0; i < g.gl_pathc; i++) add_dir(l, g.gl_pathv[i], sub);
+  globfree(&g);
+}
+#endif
+
+/* subs: the pip wheels' folders below site-packages that hold the library. */
+static void toolkit_dirs(dir_list *l, const char *const *subs) {
+  static const char *const homes[] = {"CUDA_PATH", "CUDA_HOME"};
+  for (int i = 0; i < 2; i++) {
+#ifdef _WIN32
+    add_dir(l, getenv(homes[i]), "bin\\x64"); /* CUDA 13 moved the DLLs here */
+    add_dir(l, getenv(homes[i]), "bin");
+#else
+    add_dir(l, getenv(homes[i]), "lib64");
+    add_dir(l, getenv(homes[i]), "lib");
+#endif
+  }
+#ifndef _WIN32
+  add_glob(l, "/usr/local/cuda/targets/*/lib", NULL);
+  add_dir(l, "/usr/local/cuda/lib64", NULL);
+  add_glob(l, "/usr/local/cuda-*/targets/*/lib", NULL); /* versioned installs without the symlink */
+  add_glob(l, "/usr/local/cuda-*/lib64", NULL);
+  add_dir(l, getenv("CONDA_PREFIX"), "lib");
+  char pat[400];
+  const char *home = getenv("HOME"), *venv = getenv("VIRTUAL_ENV");
+  const char *sites[6] = {"/usr/lib/python3*/dist-packages", "/usr/local/lib/python3*/dist-packages",
+                          "/usr/local/lib/python3*/site-packages", NULL, NULL, NULL};
+  char s3[400] = "", s4[400] = "";
+  if (home) { snprintf(s3, sizeof s3, "%s/.local/lib/python3*/site-packages", home); sites[3] = s3; }
+  if (venv) { snprintf(s4, sizeof s4, "%s/lib/python3*/site-packages", venv); sites[4] = s4; }
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; sites[i] && subs[j]; j++) {
+      snprintf(pat, sizeof pat, "%s/%s", sites[i], subs[j]);
+      add_glob(l, pat, NULL);
+    }
+#else
+  (void)subs;
+#endif
+}
+
+/* ---- the three libraries ---------------------------------------------------------------- */
+
+static int fail(lib_state *s, int status, const char *fmt, const char *a, const char *b) {
+  snprintf(s->reason, sizeof s->reason, fmt, a, b ? b : "");
+  s->status = status;
+  return status;
+}
+
+static int cu_load_locked(void) {
+  lib_state *s = &cu_state;
+#ifdef __APPLE__
+  (void)cu_rows;
+  return fail(s, PT_EUNAVAILABLE, "cuda: there is no CUDA driver on macOS%s%s", "", NULL);
+#else
+#ifdef _WIN32
+  static const char *const names[] = {"nvcuda.dll"};
+#else
+  static const char *const names[] = {"libcuda.so.1", "libcuda.so", "/usr/lib/wsl/lib/libcuda.so.1"};
+#endif
+  char why[300] = "", first[300] = "";
+  void *h = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof *names && !h; i++) {
+    h = lib_open(names[i], 0, why, sizeof why);
+    if (!h && !first[0]) snprintf(first, sizeof first, "%s", why);
+    if (h) snprintf(s->path, sizeof s->path, "%s", names[i]);
+  }
+  if (!h) return fail(s, PT_EUNAVAILABLE, "cuda: %s not found (no NVIDIA driver is installed): %s", names[0], first);
+  const char *missing = resolve(h, cu_rows, NROWS(cu_rows), &cu);
+  if (missing) return fail(s, PT_EUNAVAILABLE, "cuda: the driver library lacks %s%s (driver too old?)", missing, NULL);
+  CUresult r = cu.Init(0);
+  if (r != CUDA_SUCCESS) {
+    const char *name = NULL, *text = NULL;
+    if (cu.GetErrorName(r, &name) != CUDA_SUCCESS) name = "CUDA_ERROR_?";
+    if (cu.GetErrorString(r, &text) != CUDA_SUCCESS) text = "";
+    snprintf(s->reason, sizeof s->reason, "cuda: cuInit failed: %s (%d): %s", name, r, text);
+    return s->status = PT_EUNAVAILABLE;
+  }
+  if (cu.DriverGetVersion(&s->version) != CUDA_SUCCESS) s->version = 0;
+  return s->status = PT_OK;
+#endif
+}
+
+/* Tries names on the loader path, then in every toolkit folder; keeps the first library
+ * whose version is no newer than the driver, else the first one found. subs: pip folders.
+ * cuBLAS needs cublasLt, loaded globally from the same folder first: a toolkit's lib64
+ * carries no RUNPATH for it. */
+static void *find_versioned(lib_state *s, const char *const *names, const char *const *subs, const fn_row *rows,
+                            size_t nrows, void *table, size_t table_size, int (*version)(void), const char *what) {
+  dir_list *l = calloc(1, sizeof *l);
+  if (!l) { fail(s, PT_EOOM, "cuda: out of host memory looking for %s%s", what, NULL); return NULL; }
+  l->n = 1; /* dir[0] = "": the bare name, found through the loader path */
+  toolkit_dirs(l, subs);
+  int driver = cu_state.version;
+  void *best = NULL, *fallback = NULL;
+  char fallback_path[512] = "", path[512];
+  unsigned char fallback_table[512];
+  if (table_size > sizeof fallback_table) { free(l); return NULL; }
+  for (int d = 0; d < l->n && !best; d++) {
+    for (int i = 0; names[i] && !best; i++) {
+      if (l->dir[d][0]) snprintf(path, sizeof path, "%s" SEP "%s", l->dir[d], names[i]);
+      else snprintf(path, sizeof path, "%s", names[i]);
+#ifndef _WIN32
+      if (l->dir[d][0] && strstr(names[i], "libcublas.")) { /* preload libcublasLt.so<same suffix> */
+        char lt[512];
+        snprintf(lt, sizeof lt, "%s/libcublasLt%s", l->dir[d], names[i] + strlen("libcublas"));
+        if (!lib_open(lt, 1, NULL, 0)) continue;
+      }
+#endif
+      void *h = lib_open(path, 0, NULL, 0);
+      if (!h) continue;
+      if (resolve(h, rows, nrows, table)) { lib_close(h); continue; }
+      int v = version();
+      if (driver == 0 || v == 0 || v / 1000 <= driver / 1000) {
+        best = h;
+        snprintf(s->path, sizeof s->path, "%s", path);
+      } else if (!fallback) {
+        fallback = h;
+        snprintf(fallback_path, sizeof fallback_path, "%s", path);
+        memcpy(fallback_table, table, table_size);
+      }
+    }
+  }
+  free(l);
+  if (!best && fallback) {
+    memcpy(table, fallback_table, table_size);
+    snprintf(s->path, sizeof s->path, "%s", fallback_path);
+    best = fallback;
+  }
+  if (best) s->version = version();
+  return best;
+}
+
+static int nvrtc_version_now(void) {
+  int ma = 0, mi = 0;
+  return nvrtc.Version && nvrtc.Version(&ma, &mi) == NVRTC_SUCCESS ? ma * 1000 + mi * 10 : 0;
+}
+
+static int cublas_version_now(void) {
+  int ma = 0, mi = 0;
+  if (!cublas.GetProperty || cublas.GetProperty(0, &ma) != 0 || cublas.GetProperty(1, &mi) != 0) return 0;
+  return ma * 1000 + mi * 10;
+}
+
+static int nvrtc_load_locked(void) {
+  lib_state *s = &nvrtc_state;
+#ifdef _WIN32
+  static const char *const names[] = {"nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll", NULL};
+#else
+  static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", NULL};
+#endif
+  static const char *const subs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
+  void *h = find_versioned(s, names, subs, nvrtc_rows, NROWS(nvrtc_rows), &nvrtc, sizeof nvrtc, nvrtc_version_now, "NVRTC");
+  if (!h) {
+    if (s->status == PT_EOOM) return s->status;
+    return fail(s, PT_EUNAVAILABLE,
+                "cuda: NVRTC (%s) not found on the loader path, under $CUDA_PATH, $CUDA_HOME, /usr/local/cuda or in "
+                "pip's nvidia packages; install the CUDA toolkit or `pip install nvidia-cuda-nvrtc`%s",
+                names[0], NULL);
+  }
+#ifndef _WIN32
+  /* NVRTC dlopens libnvrtc-builtins by name at compile time; loaded globally from NVRTC's own
+   * folder first, it is found there even when that folder is not on the loader path. */
+  const char *slash = strrchr(s->path, '/');
+  if (slash) {
+    char pat[600];
+    snprintf(pat, sizeof pat, "%.*s/libnvrtc-builtins.so*", (int)(slash - s->path), s->path);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0) {
+      for (size_t i = 0; i < g.gl_pathc; i++) lib_open(g.gl_pathv[i], 1, NULL, 0);
+      globfree(&g);
+    }
+  }
+#endif
+  return s->status = PT_OK;
+}
+
+static int cublas_load_locked(void) {
+  lib_state *s = &cublas_state;
+#ifdef _WIN32
+  static const char *const names[] = {"cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll", NULL};
+#else
+  static const char *const names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11", NULL};
+#endif
+  static const char *const subs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
+  void *h = find_versioned(s, names, subs, cublas_rows, NROWS(cublas_rows), &cublas, sizeof cublas, cublas_version_now,
+                           "cuBLAS");
+  if (!h) {
+    if (s->status == PT_EOOM) return s->status;
+    return fail(s, PT_EUNAVAILABLE, "cuda: cuBLAS (%s) not found; matmul uses its own kernel%s", names[0], NULL);
+  }
+  return s->status = PT_OK;
+}
+
+static int load_once(lib_state *s, int (*load)(void), int needs_driver) {
+  pt_mutex_lock(&lib_lock);
+  if (!s->tried) {
+    s->tried = 1;
+    if (needs_driver && !cu_state.tried) { cu_state.tried = 1; cu_load_locked(); }
+    if (needs_driver && cu_state.status != PT_OK) {
+      s->status = cu_state.status;
+      snprintf(s->reason, sizeof s->reason, "%s", cu_state.reason);
+    } else {
+      load();
+    }
+  }
+  int st = s->status;
+  pt_mutex_unlock(&lib_lock);
+  return st == PT_OK ? PT_OK : pt_error(st, "%s", s->reason);
+}
+
+int cu_load(void) { return load_once(&cu_state, cu_load_locked, 0); }
+int nvrtc_load(void) { return load_once(&nvrtc_state, nvrtc_load_locked, 1); }
+int cublas_load(void) { return load_once(&cublas_state, cublas_load_locked, 1); }
+int cu_driver_version(void) { return cu_state.version; }
+int nvrtc_version(void) { return nvrtc_state.version; }
+const char *nvrtc_path(void) { return nvrtc_state.path; }
+const char *cublas_path(void) { return cublas_state.path; }

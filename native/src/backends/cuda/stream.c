@@ -1,0 +1,285 @@
+/* stream.c: device memory, copies, queues (streams), fences (events), and the error word.
+ *
+ * Ownership and ordering. Memory is plain cuMemAlloc memory (no host address); the core's
+ * caching allocator sits above it. Work on one queue runs in stream order; a host-side wait
+ * (read, sync, fence wait, a fence query that finds its event passed) is where a kernel's
+ * failure surfaces: after the wait, cuda_check_word() reads the context's error word block
+ * on the service stream, reports PT_EKERNEL if a kernel wrote there, and clears it. The word
+ * is one per context (params.h), so a failure on one queue is reported by the first wait on
+ * any queue of the device, once. A fence remembers a failure it reported, so an earlier
+ * failed completion never turns into success. Copies from and to the caller's memory finish
+ * before the call returns: the caller's memory is not kept (polytensor.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuda.h"
+
+#define DPTR(m) ((CUdeviceptr)(uintptr_t)(m))
+
+/* ---- memory ----------------------------------------------------------------------- */
+
+int cuda_alloc(void *ctx, size_t bytes, void **mem, void **host) {
+  cuda_ctx *c = ctx;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  CUdeviceptr p = 0;
+  CUresult r = cu.MemAlloc(&p, bytes ? bytes : 1); /* CUDA rejects 0 bytes; a 1-byte block stands in */
+  if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemAlloc", r); /* out of memory is PT_EOOM: the core trims and retries */
+  *mem = (void *)(uintptr_t)p;
+  *host = NULL;
+  return PT_OK;
+}
+
+void cuda_free(void *ctx, void *mem) {
+  cuda_ctx *c = ctx;
+  if (cu_enter(c) != PT_OK) return; /* a lost context's memory goes with its reset */
+  CUresult r = cu.MemFree(DPTR(mem)); /* waits for work still using it */
+  if (r != CUDA_SUCCESS) cu_fail(c, "cuMemFree", r);
+}
+
+int cuda_mem_info(void *ctx, size_t *fr, size_t *total) {
+  cuda_ctx *c = ctx;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  CUresult r = cu.MemGetInfo(fr, total);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuMemGetInfo", r);
+}
+
+/* ---- queues and copies ------------------------------------------------------------ */
+
+int cuda_queue_create(void *ctx, void **out) {
+  cuda_ctx *c = ctx;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  cuda_queue *q = calloc(1, sizeof *q);
+  if (!q) return pt_error(PT_EOOM, "cuda: out of host memory for a queue");
+  /* Non-blocking: no implicit ordering with the legacy default stream, which other
+   * libraries in the process may use. */
+  CUresult r = cu.StreamCreate(&q->s, CU_STREAM_NON_BLOCKING);
+  if (r != CUDA_SUCCESS) { free(q); return cu_fail(c, "cuStreamCreate", r); }
+  *out = q;
+  return PT_OK;
+}
+
+void cuda_queue_free(void *ctx, void *queue) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  /* Work still queued finishes first; the driver frees the stream after it. */
+  if (cu_enter(c) == PT_OK) cu.StreamDestroy(q->s);
+  free(q);
+}
+
+int cuda_write(void *ctx, void *queue, void *mem, size_t off, const void *src, size_t n) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  /* From pageable memory the driver stages the copy itself; waiting for the stream lets
+   * the caller reuse src at once. A pinned staging ring that returns before the copy
+   * lands is a later optimisation (the caller's memory must not be kept, DESIGN.md 8). */
+  CUresult r = cu.MemcpyHtoDAsync(DPTR(mem) + off, src, n, q->s);
+  if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyHtoDAsync", r);
+  r = cu.StreamSynchronize(q->s);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuStreamSynchronize", r);
+}
+
+int cuda_read(void *ctx, void *queue, void *mem, size_t off, void *dst, size_t n) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  /* Queued behind the queue's earlier work, so the read sees it; one wait covers both. */
+  CUresult r = cu.MemcpyDtoHAsync(dst, DPTR(mem) + off, n, q->s);
+  if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyDtoHAsync", r);
+  if ((r = cu.StreamSynchronize(q->s)) != CUDA_SUCCESS) return cu_fail(c, "cuStreamSynchronize", r);
+  return cuda_check_word(c);
+}
+
+int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t doff, size_t n) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  CUdeviceptr s = DPTR(src) + soff, d = DPTR(dst) + doff, tmp = 0;
+  CUresult r;
+  if (s != d && s < d + n && d < s + n) {
+    /* cuMemcpy is memcpy, not memmove: overlapping ranges of one buffer go through a
+     * temporary (rare: the core's copies are between distinct regions). */
+    if ((r = cu.MemAlloc(&tmp, n)) != CUDA_SUCCESS) return cu_fail(c, "cuMemAlloc (overlapping copy)", r);
+    r = cu.MemcpyDtoDAsync(tmp, s, n, q->s);
+    if (r == CUDA_SUCCESS) r = cu.MemcpyDtoDAsync(d, tmp, n, q->s);
+    CUresult rf = cu.MemFree(tmp); /* waits for the two copies */
+    if (r == CUDA_SUCCESS) r = rf;
+    return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuMemcpyDtoDAsync", r);
+  }
+  if (s == d) return PT_OK;
+  r = cu.MemcpyDtoDAsync(d, s, n, q->s);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuMemcpyDtoDAsync", r);
+}
+
+int cuda_sync(void *ctx, void *queue) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  CUresult r = cu.StreamSynchronize(q->s);
+  return r == CUDA_SUCCESS ? cuda_check_word(c) : cu_fail(c, "cuStreamSynchronize", r);
+}
+
+/* ---- the error word (params.h) ------------------------------------------------------ */
+
+static const char *const kind_text[K_COUNT] = {"ew", "reduce", "scan", "matmul", "sort", "gather", "scatter",
+                                               "index_put", "index_get", "nonzero", "masked_select", "philox"};
+
+/* Which kinds can write each PT_KERR_* code: with the kinds launched since the last
+ * report, this names the culprit (the word itself does not say who wrote it). */
+static uint32_t writers(long long code) {
+  switch (code) {
+  case PT_KERR_INDEX: return 1u << K_GATHER | 1u << K_SCATTER | 1u << K_INDEX_PUT | 1u << K_INDEX_GET;
+  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << K_EW;
+  case PT_KERR_COUNT: return 1u << K_NONZERO | 1u << K_MASKED_SELECT;
+  default: return 0;
+  }
+}
+
+static int report(const long long w[4], uint32_t launched) {
+  uint32_t who = launched & writers(w[0]);
+  if (!who) who = launched;
+  char names[128] = "";
+  size_t len = 0;
+  for (int k = 0; k < K_COUNT && len < sizeof names - 16; k++)
+    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", kind_text[k]);
+  if (!len) snprintf(names, sizeof names, "a kernel");
+  switch (w[0]) {
+  case PT_KERR_INDEX:
+    return pt_error(PT_EKERNEL, "%s: index %lld is out of range for axis %lld of size %lld", names, w[1], w[2], w[3]);
+  case PT_KERR_INT_DIV: return pt_error(PT_EKERNEL, "%s: integer division or modulo by zero", names);
+  case PT_KERR_INT_POW: return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent", names);
+  case PT_KERR_COUNT:
+    return pt_error(PT_EKERNEL, "%s: found %lld nonzero elements but the output was sized for %lld", names, w[2], w[1]);
+  default:
+    return pt_error(PT_EKERNEL, "%s: kernel error code %lld (details %lld, %lld, %lld)", names, w[0], w[1], w[2], w[3]);
+  }
+}
+
+int cuda_check_word(cuda_ctx *c) {
+  long long w[4] = {0, 0, 0, 0};
+  const char *fn = "cuMemcpyDtoHAsync (error word)";
+  uint32_t kinds = 0;
+  pt_mutex_lock(&c->lock); /* one reader at a time, so a word is reported once */
+  if (!c->launched) { pt_mutex_unlock(&c->lock); return PT_OK; }
+  CUresult r = cu.MemcpyDtoHAsync(w, c->errblk, sizeof w, c->svc);
+  if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
+  if (r == CUDA_SUCCESS && w[0] != 0) {
+    fn = "cuMemsetD8Async (error word)";
+    r = cu.MemsetD8Async(c->errblk, 0, sizeof w, c->svc);
+    if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
+    kinds = c->kinds_since;
+    c->kinds_since = 0;
+  }
+  pt_mutex_unlock(&c->lock);
+  if (r != CUDA_SUCCESS) return cu_fail(c, fn, r);
+  return w[0] ? report(w, kinds) : PT_OK;
+}
+
+/* ---- fences ----------------------------------------------------------------------- */
+
+int cuda_fence_record(void *ctx, void *queue, void **out) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  cuda_fence *f = calloc(1, sizeof *f);
+  if (!f) return pt_error(PT_EOOM, "cuda: out of host memory for a fence");
+  CUresult r = cu.EventCreate(&f->ev, CU_EVENT_DEFAULT); /* with timing, for fence_elapsed_ms */
+  if (r != CUDA_SUCCESS) { free(f); return cu_fail(c, "cuEventCreate", r); }
+  if ((r = cu.EventRecord(f->ev, q->s)) != CUDA_SUCCESS) {
+    cu.EventDestroy(f->ev);
+    free(f);
+    return cu_fail(c, "cuEventRecord", r);
+  }
+  *out = f;
+  return PT_OK;
+}
+
+/* The fence's event has passed: check the word once, and keep the answer. */
+static int settle(cuda_ctx *c, cuda_fence *f) {
+  int st = cuda_check_word(c);
+  pt_mutex_lock(&c->lock);
+  if (st == PT_OK) {
+    if (f->status == 0) f->status = 1;
+  } else if (f->status >= 0) {
+    char msg[1024];
+    int n = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
+    msg[n < (int)sizeof msg - 1 ? n : (int)sizeof msg - 1] = 0;
+    f->msg = malloc(strlen(msg) + 1);
+    if (f->msg) strcpy(f->msg, msg);
+    f->status = st;
+  }
+  st = f->status < 0 ? f->status : PT_OK;
+  pt_mutex_unlock(&c->lock);
+  return st;
+}
+
+/* A failure this fence reported before, reported again; else 0 (unknown) or 1 (passed). */
+static int remembered(cuda_ctx *c, cuda_fence *f) {
+  pt_mutex_lock(&c->lock);
+  int st = f->status;
+  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "cuda: a kernel before this fence failed");
+  pt_mutex_unlock(&c->lock);
+  return st;
+}
+
+int cuda_fence_query(void *ctx, void *fence) {
+  cuda_ctx *c = ctx;
+  cuda_fence *f = fence;
+  int st = remembered(c, f);
+  if (st != 0) return st;
+  if ((st = cu_enter(c)) != PT_OK) return st;
+  CUresult r = cu.EventQuery(f->ev);
+  if (r == CUDA_ERROR_NOT_READY) return 0;
+  if (r != CUDA_SUCCESS) return cu_fail(c, "cuEventQuery", r);
+  st = settle(c, f);
+  return st == PT_OK ? 1 : st;
+}
+
+int cuda_fence_wait(void *ctx, void *fence) {
+  cuda_ctx *c = ctx;
+  cuda_fence *f = fence;
+  int st = remembered(c, f);
+  if (st != 0) return st < 0 ? st : PT_OK;
+  if ((st = cu_enter(c)) != PT_OK) return st;
+  CUresult r = cu.EventSynchronize(f->ev);
+  if (r != CUDA_SUCCESS) return cu_fail(c, "cuEventSynchronize", r);
+  return settle(c, f);
+}
+
+int cuda_queue_wait(void *ctx, void *queue, void *fence) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  cuda_fence *f = fence;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  CUresult r = cu.StreamWaitEvent(q->s, f->ev, 0); /* on the device: the host does not wait */
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuStreamWaitEvent", r);
+}
+
+double cuda_fence_elapsed_ms(void *ctx, void *start, void *end) {
+  cuda_ctx *c = ctx;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  float ms = 0;
+  CUresult r = cu.EventElapsedTime(&ms, ((cuda_fence *)start)->ev, ((cuda_fence *)end)->ev);
+  if (r == CUDA_ERROR_NOT_READY)
+    return pt_error(PT_EINVAL, "cuda: fence timing needs both fences passed; wait for the later one first");
+  return r == CUDA_SUCCESS ? (double)ms : cu_fail(c, "cuEventElapsedTime", r);
+}
+
+void cuda_fence_free(void *ctx, void *fence) {
+  cuda_ctx *c = ctx;
+  cuda_fence *f = fence;
+  if (cu_enter(c) == PT_OK) cu.EventDestroy(f->ev);
+  free(f->msg);
+  free(f);
+}

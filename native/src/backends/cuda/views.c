@@ -1,0 +1,309 @@
+/* views.c: checks a kernels.h argument block against its buffers before a CUDA launch.
+ *
+ * Ownership and ordering. Runs on the host in cuda_launch(), before anything is queued,
+ * and reads only the block and the buffer sizes. A GPU kernel cannot return PT_EINVAL:
+ * reading past a buffer there is an illegal address, which kills the whole context (a
+ * sticky error). So every VIEW is checked here as the CPU backend checks it (lowest and
+ * highest element touched, overflow-checked), with the CPU's wording, and the per-kind
+ * work count that grid.c turns into a launch shape comes out of the same parse. What
+ * only the data can tell (an index out of range, a count that differs) is the kernel's
+ * to report through the error word.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "cuda.h"
+
+#define RANK 8
+#define VS 11                       /* slots per VIEW */
+#define SLOT_MAX 9007199254740992.0 /* 2^53 */
+static const int dsize[PT_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1};
+
+static int sint(double d, int64_t lo, int64_t hi, int64_t *o) {
+  if (!(d >= -SLOT_MAX && d <= SLOT_MAX) || d != floor(d) || (int64_t)d < lo || (int64_t)d > hi) return 0;
+  *o = (int64_t)d;
+  return 1;
+}
+#define ANY (-(int64_t)SLOT_MAX), ((int64_t)SLOT_MAX)
+
+static int bad(const char *op, const char *what, double v) {
+  return pt_error(PT_EINVAL, "%s: %s %g is invalid in the argument block", op, what, v);
+}
+
+static int64_t numel(int rank, const int64_t *sh) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; i++) {
+    if (sh[i] <= 0) return 0;
+    if (__builtin_mul_overflow(n, sh[i], &n)) return INT64_MAX;
+  }
+  return n;
+}
+
+/* a[0] = rank, a[1..8] = shape; a rank of 0 counts as `min_rank` dims of 1. */
+static int rank_shape(const char *op, const double *a, int min_rank, int *rank, int64_t *sh) {
+  int64_t r;
+  if (!sint(a[0], 0, RANK, &r)) return bad(op, "rank", a[0]);
+  for (int i = 0; i < RANK; i++) sh[i] = 1;
+  for (int i = 0; i < r; i++)
+    if (!sint(a[1 + i], 0, (int64_t)SLOT_MAX, &sh[i])) return pt_error(PT_EINVAL, "%s: dim %d is %g, not an integer >= 0", op, i, a[1 + i]);
+  int64_t n = numel((int)r, sh);
+  if (n > (int64_t)SLOT_MAX) return pt_error(PT_EINVAL, "%s: %d dims hold more than 2^53 elements", op, (int)r);
+  *rank = r < min_rank ? min_rank : (int)r;
+  return PT_OK;
+}
+
+static int reach(int64_t dim, int64_t stride, int64_t *lo, int64_t *hi) {
+  int64_t span;
+  if (__builtin_mul_overflow(stride, dim - 1, &span)) return 0;
+  return span < 0 ? !__builtin_add_overflow(*lo, span, lo) : !__builtin_add_overflow(*hi, span, hi);
+}
+
+typedef struct { int buf, dtype; int64_t offset, stride[RANK]; } view_t;
+
+/* A VIEW at a[0..10] over shape (rank dims) plus extra dims whose strides live elsewhere. */
+static int view(const pt_mem_ref *bufs, int nbuf, const double *a, int rank, const int64_t *sh, int xr,
+                const int64_t *xsh, const int64_t *xst, const char *what, view_t *v) {
+  int64_t b, dt;
+  if (!sint(a[0], 0, nbuf - 1, &b)) return pt_error(PT_EINVAL, "%s: buffer index %g is outside [0, %d)", what, a[0], nbuf);
+  if (!sint(a[1], 0, PT_DTYPE_COUNT - 1, &dt)) return pt_error(PT_EINVAL, "%s: dtype %g is not a valid dtype", what, a[1]);
+  v->buf = (int)b;
+  v->dtype = (int)dt;
+  if (!sint(a[2], ANY, &v->offset)) return pt_error(PT_EINVAL, "%s: offset %g is not an integer", what, a[2]);
+  for (int i = 0; i < RANK; i++)
+    if (!sint(a[3 + i], ANY, &v->stride[i])) return pt_error(PT_EINVAL, "%s: stride %d is %g, not an integer", what, i, a[3 + i]);
+  if (numel(rank, sh) == 0 || numel(xr, xsh) == 0) return PT_OK; /* empty: touches nothing */
+  int64_t lo = v->offset, hi = v->offset, elems = (int64_t)(bufs[b].bytes / (size_t)dsize[dt]);
+  int ok = 1;
+  for (int i = 0; i < rank && ok; i++) ok = reach(sh[i], v->stride[i], &lo, &hi);
+  for (int i = 0; i < xr && ok; i++) ok = reach(xsh[i], xst[i], &lo, &hi);
+  if (!ok) return pt_error(PT_EINVAL, "%s: element offsets overflow (offset %lld, buffer %lld)", what, (long long)v->offset, (long long)b);
+  if (lo < 0 || hi >= elems)
+    return pt_error(PT_EINVAL, "%s: touches elements %lld..%lld but buffer %lld holds %lld elements (%llu bytes)", what,
+                    (long long)lo, (long long)hi, (long long)b, (long long)elems, (unsigned long long)bufs[b].bytes);
+  return PT_OK;
+}
+
+static int strides(const char *op, const double *a, int64_t *st) {
+  for (int i = 0; i < RANK; i++)
+    if (!sint(a[i], ANY, &st[i])) return bad(op, "stride", a[i]);
+  return PT_OK;
+}
+
+static int need(const char *op, int na, int n) {
+  return na < n ? pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, n) : PT_OK;
+}
+
+static int index_dtype(const char *op, const view_t *v) {
+  return v->dtype == PT_I32 || v->dtype == PT_I64 ? PT_OK
+                                                  : pt_error(PT_EINVAL, "%s: index dtype %d is not int32 or int64", op, v->dtype);
+}
+
+/* Indices into an empty axis are all out of range (the CPU names the first; the host
+ * cannot read device memory, so this names none). */
+static int empty_axis(const char *op, int64_t n, int64_t size, int axis) {
+  return n > 0 && size == 0 ? pt_error(PT_EKERNEL, "%s: every index is out of range for axis %d of size 0", op, axis) : PT_OK;
+}
+
+/* [op, orank, oshape x8, n, IN VIEW, in axis stride, OUT VIEW, out axis stride, (IDX ...)] */
+static int axis_rows(const char *op, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int nviews, int64_t *rows) {
+  int rank, st;
+  int64_t sh[RANK], n, ax;
+  view_t v;
+  static const char *names[2][3] = {{"scan: input", "scan: output", ""}, {"sort: input", "sort: values", "sort: indices"}};
+  if ((st = need(op, na, 11 + nviews * (VS + 1))) != PT_OK || (st = rank_shape(op, a + 1, 0, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[0], 0, 1, &n)) return bad(op, nviews == 3 ? "descending flag" : "op", a[0]);
+  if (!sint(a[10], 0, (int64_t)SLOT_MAX, &n)) return bad(op, "axis length", a[10]);
+  for (int i = 0; i < nviews; i++) {
+    const double *p = a + 11 + i * (VS + 1);
+    if (!sint(p[VS], ANY, &ax)) return bad(op, "axis stride", p[VS]);
+    if ((st = view(bufs, nbuf, p, rank, sh, 1, &n, &ax, names[nviews == 3][i], &v)) != PT_OK) return st;
+    if (i == 2 && v.dtype != PT_I64) return pt_error(PT_EINVAL, "sort: indices dtype %d is not int64", v.dtype);
+  }
+  *rows = numel(rank, sh);
+  return PT_OK;
+}
+
+static int reduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *rows) {
+  static const char *const names[12] = {"sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "mean", "var", "std", "count_nonzero"};
+  int orank, irank, st;
+  int64_t op, ddof, osh[RANK], ish[RANK], ist[RANK];
+  view_t v;
+  if ((st = need("reduce", na, 50)) != PT_OK) return st;
+  if (!sint(a[0], 0, 11, &op)) return bad("reduce", "op", a[0]);
+  if (!sint(a[1], ANY, &ddof)) return bad("reduce", "ddof", a[1]);
+  if ((st = rank_shape("reduce", a + 2, 0, &orank, osh)) != PT_OK || (st = rank_shape("reduce", a + 11, 0, &irank, ish)) != PT_OK ||
+      (st = strides("reduce", a + 31, ist)) != PT_OK ||
+      (st = view(bufs, nbuf, a + 20, orank, osh, irank, ish, ist, "reduce: input", &v)) != PT_OK ||
+      (st = view(bufs, nbuf, a + 39, orank, osh, 0, NULL, NULL, "reduce: output", &v)) != PT_OK)
+    return st;
+  *rows = numel(orank, osh);
+  if (*rows > 0 && numel(irank, ish) == 0 && op >= 2 && op <= 5)
+    return pt_error(PT_EINVAL, "reduce: %s of an empty extent has no identity (%lld outputs)", names[op], (long long)*rows);
+  return PT_OK;
+}
+
+/* gather [rank, shape, axis, size, mode, IN, IDX, OUT]; scatter adds reduce before OUT, IDX, SRC. */
+static int axis_block(int scatter, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  static const char *names[2][3] = {{"gather IN", "gather IDX", "gather OUT"}, {"scatter OUT", "scatter IDX", "scatter SRC"}};
+  const char *op = scatter ? "scatter" : "gather";
+  int rank, st, v0 = 12 + scatter;
+  int64_t sh[RANK], vsh[RANK], axis, size, x;
+  view_t v[3];
+  if ((st = need(op, na, v0 + 3 * VS)) != PT_OK || (st = rank_shape(op, a, 1, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[9], 0, rank - 1, &axis)) return bad(op, "axis", a[9]);
+  if (!sint(a[10], 0, (int64_t)SLOT_MAX, &size)) return bad(op, "axis size", a[10]);
+  if (!sint(a[11], 0, 2, &x)) return bad(op, "mode", a[11]);
+  if (scatter && !sint(a[12], 0, 3, &x)) return bad(op, "reduce", a[12]);
+  memcpy(vsh, sh, sizeof vsh);
+  vsh[axis] = size;
+  for (int i = 0; i < 3; i++)
+    if ((st = view(bufs, nbuf, a + v0 + i * VS, rank, i == 0 ? vsh : sh, 0, NULL, NULL, names[scatter][i], &v[i])) != PT_OK) return st;
+  if ((st = index_dtype(op, &v[1])) != PT_OK) return st;
+  *work = numel(rank, sh);
+  return empty_axis(op, *work, size, (int)axis);
+}
+
+/* [k, brank, bshape, rrank, rshape, mode, accumulate, dims x8, OUT (3 + 8 + 8), IDX x k, VALS (3 + 8 + 8)] */
+static int index_block(int get, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  const char *op = get ? "index_get" : "index_put";
+  int brank, rrank, st, k;
+  int64_t x, bsh[RANK], rsh[RANK], dims[RANK], ost[RANK], vst[RANK];
+  view_t v;
+  if ((st = need(op, na, 1)) != PT_OK) return st;
+  if (!sint(a[0], 1, RANK, &x)) return bad(op, "k", a[0]);
+  k = (int)x;
+  int vals = 48 + k * VS;
+  if ((st = need(op, na, vals + 3 + 2 * RANK)) != PT_OK || (st = rank_shape(op, a + 1, 0, &brank, bsh)) != PT_OK ||
+      (st = rank_shape(op, a + 10, 0, &rrank, rsh)) != PT_OK)
+    return st;
+  if (!sint(a[19], 0, 2, &x)) return bad(op, "mode", a[19]);
+  if (!sint(a[20], 0, 1, &x)) return bad(op, "accumulate", a[20]);
+  for (int i = 0; i < RANK; i++) dims[i] = 1;
+  for (int i = 0; i < k; i++)
+    if (!sint(a[21 + i], 0, (int64_t)SLOT_MAX, &dims[i])) return bad(op, "indexed dim size", a[21 + i]);
+  char name[32];
+  if ((st = strides(op, a + 40, ost)) != PT_OK || (st = strides(op, a + vals + 11, vst)) != PT_OK) return st;
+  snprintf(name, sizeof name, "%s OUT", op);
+  if ((st = view(bufs, nbuf, a + 29, k, dims, rrank, rsh, ost, name, &v)) != PT_OK) return st;
+  snprintf(name, sizeof name, "%s VALS", op);
+  if ((st = view(bufs, nbuf, a + vals, brank, bsh, rrank, rsh, vst, name, &v)) != PT_OK) return st;
+  snprintf(name, sizeof name, "%s IDX", op);
+  for (int q = 0; q < k; q++)
+    if ((st = view(bufs, nbuf, a + 48 + q * VS, brank, bsh, 0, NULL, NULL, name, &v)) != PT_OK || (st = index_dtype(op, &v)) != PT_OK)
+      return st;
+  int64_t nb = numel(brank, bsh), nr = numel(rrank, rsh);
+  if (nb > 0 && nr > (int64_t)SLOT_MAX / nb)
+    return pt_error(PT_EINVAL, "%s: %lld x %lld elements is more than 2^53", op, (long long)nb, (long long)nr);
+  for (int q = 0; q < k; q++)
+    if ((st = empty_axis(op, nb, dims[q], q)) != PT_OK) return st;
+  *work = nr > 0 ? nb * nr : 0;
+  return PT_OK;
+}
+
+static int compact_block(int masked, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  const char *op = masked ? "masked_select" : "nonzero";
+  int rank, st;
+  int64_t sh[RANK], count, ob;
+  view_t v;
+  if ((st = need(op, na, masked ? 43 : 22)) != PT_OK || (st = rank_shape(op, a, 0, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[masked ? 42 : 21], 0, (int64_t)SLOT_MAX, &count)) return bad(op, "count", a[masked ? 42 : 21]);
+  if ((st = view(bufs, nbuf, a + 9, rank, sh, 0, NULL, NULL, masked ? "masked_select IN" : "nonzero IN", &v)) != PT_OK) return st;
+  if (masked) {
+    if ((st = view(bufs, nbuf, a + 20, rank, sh, 0, NULL, NULL, "masked_select MASK", &v)) != PT_OK ||
+        (st = view(bufs, nbuf, a + 31, 1, &count, 0, NULL, NULL, "masked_select OUT", &v)) != PT_OK)
+      return st;
+  } else {
+    if (!sint(a[20], 0, nbuf - 1, &ob)) return bad(op, "OUT buffer", a[20]);
+    uint64_t bytes = (uint64_t)count * (uint64_t)rank * 8u;
+    if (bytes > bufs[ob].bytes)
+      return pt_error(PT_EINVAL, "%s: OUT buffer %lld holds %llu bytes, needs %llu", op, (long long)ob,
+                      (unsigned long long)bufs[ob].bytes, (unsigned long long)bytes);
+  }
+  *work = numel(rank, sh);
+  return PT_OK;
+}
+
+static int philox_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  int64_t x, n;
+  view_t v;
+  int st = need("philox", na, 6 + VS + 1);
+  if (st != PT_OK) return st;
+  if (!sint(a[0], 0, 2, &x)) return bad("philox", "dist", a[0]);
+  if (!sint(a[1], 0, 4294967295LL, &x)) return bad("philox", "seed lo", a[1]);
+  if (!sint(a[2], 0, 4294967295LL, &x)) return bad("philox", "seed hi", a[2]);
+  if (!sint(a[3], 0, (int64_t)SLOT_MAX, &x)) return bad("philox", "offset", a[3]);
+  if (!sint(a[6 + VS], 0, (int64_t)SLOT_MAX, &n)) return bad("philox", "n", a[6 + VS]);
+  if ((st = view(bufs, nbuf, a + 6, 1, &n, 0, NULL, NULL, "philox OUT", &v)) != PT_OK) return st;
+  if (a[0] == 2 && !(a[4] < a[5])) return pt_error(PT_EINVAL, "philox: randint range [%g, %g) is empty", a[4], a[5]);
+  if (a[0] != 2 && !(v.dtype == PT_F32 || v.dtype == PT_F16 || v.dtype == PT_BF16 || v.dtype == PT_F64))
+    return pt_error(PT_EINVAL, "philox: %s into dtype %d needs a floating-point output", a[0] == 0 ? "uniform" : "normal", v.dtype);
+  *work = n;
+  return PT_OK;
+}
+
+static int ew_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  int rank, st;
+  int64_t sh[RANK], nv, nc;
+  view_t v;
+  if ((st = need("ew", na, 11)) != PT_OK || (st = rank_shape("ew", a, 0, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[9], 1, (na - 11) / VS, &nv)) return bad("ew", "view count", a[9]);
+  int at = 10 + (int)nv * VS;
+  if (!sint(a[at], 0, na - at - 1, &nc)) return bad("ew", "constant count", a[at]);
+  for (int i = 0; i < nv; i++) {
+    char name[24];
+    snprintf(name, sizeof name, "ew view %d", i);
+    if ((st = view(bufs, nbuf, a + 10 + i * VS, rank, sh, 0, NULL, NULL, name, &v)) != PT_OK) return st;
+  }
+  *work = numel(rank, sh);
+  return PT_OK;
+}
+
+static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, cuda_mm *mm) {
+  static const char *const names[3] = {"matmul: A", "matmul: B", "matmul: C"};
+  view_t v[3];
+  int st = need("matmul", na, 51);
+  if (st != PT_OK || (st = rank_shape("matmul: batch shape", a, 0, &mm->brank, mm->bshape)) != PT_OK) return st;
+  if (!sint(a[9], 0, (int64_t)SLOT_MAX, &mm->M) || !sint(a[10], 0, (int64_t)SLOT_MAX, &mm->N) || !sint(a[11], 0, (int64_t)SLOT_MAX, &mm->K))
+    return pt_error(PT_EINVAL, "matmul: M, N, K = %g, %g, %g are not integers >= 0", a[9], a[10], a[11]);
+  const int64_t rows[3] = {mm->M, mm->K, mm->M}, cols[3] = {mm->K, mm->N, mm->N};
+  for (int i = 0; i < 3; i++) {
+    const double *p = a + 12 + i * (VS + 2);
+    if (!sint(p[VS], ANY, &mm->rs[i]) || !sint(p[VS + 1], ANY, &mm->cs[i]))
+      return pt_error(PT_EINVAL, "matmul: a row or column stride is not an integer");
+    int64_t sh[2] = {rows[i], cols[i]}, sd[2] = {mm->rs[i], mm->cs[i]};
+    if ((st = view(bufs, nbuf, p, mm->brank, mm->bshape, 2, sh, sd, names[i], &v[i])) != PT_OK) return st;
+    mm->buf[i] = v[i].buf;
+    mm->off[i] = v[i].offset;
+    memcpy(mm->bstride[i], v[i].stride, sizeof mm->bstride[i]);
+  }
+  mm->dtype = v[0].dtype;
+  if (v[1].dtype != mm->dtype || v[2].dtype != mm->dtype ||
+      !(mm->dtype == PT_F32 || mm->dtype == PT_F64 || mm->dtype == PT_I32 || mm->dtype == PT_I64))
+    return pt_error(PT_EINVAL, "matmul: dtypes %d, %d, %d must be one of f32, f64, i32, i64, the same for A, B and C",
+                    v[0].dtype, v[1].dtype, v[2].dtype);
+  mm->batch = numel(mm->brank, mm->bshape);
+  int64_t mn, total;
+  if (__builtin_mul_overflow(mm->M, mm->N, &mn) || __builtin_mul_overflow(mn, mm->batch, &total) || total > (int64_t)SLOT_MAX)
+    return pt_error(PT_EINVAL, "matmul: %lld x (%lld x %lld) outputs is too many", (long long)mm->batch, (long long)mm->M, (long long)mm->N);
+  *work = total;
+  return PT_OK;
+}
+
+int cuda_check_views(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, cuda_mm *mm) {
+  *work = 0;
+  switch (kind) {
+  case K_EW: return ew_block(bufs, nbuf, a, na, work);
+  case K_REDUCE: return reduce_block(bufs, nbuf, a, na, work);
+  case K_SCAN: return axis_rows("scan", bufs, nbuf, a, na, 2, work);
+  case K_SORT: return axis_rows("sort", bufs, nbuf, a, na, 3, work);
+  case K_MATMUL: return matmul_block(bufs, nbuf, a, na, work, mm);
+  case K_GATHER: return axis_block(0, bufs, nbuf, a, na, work);
+  case K_SCATTER: return axis_block(1, bufs, nbuf, a, na, work);
+  case K_INDEX_PUT: return index_block(0, bufs, nbuf, a, na, work);
+  case K_INDEX_GET: return index_block(1, bufs, nbuf, a, na, work);
+  case K_NONZERO: return compact_block(0, bufs, nbuf, a, na, work);
+  case K_MASKED_SELECT: return compact_block(1, bufs, nbuf, a, na, work);
+  case K_PHILOX: return philox_block(bufs, nbuf, a, na, work);
+  default: return pt_error(PT_EINVAL, "cuda: corrupt program (kind %d)", kind);
+  }
+}
