@@ -6,6 +6,7 @@
  *     using b = a.matmul(a).relu();
  *     console.log(b.toArray());
  */
+import "./src/kernels/renderers.ts";
 import { Tensor, type TensorLike } from "./src/tensor/tensor.ts";
 import * as ew from "./src/tensor/elementwise.ts";
 import * as mv from "./src/tensor/movement.ts";

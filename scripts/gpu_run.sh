@@ -20,7 +20,11 @@ for b in "${backends[@]}"; do
   PT_SKIP_SETUP=1 PT_RUNTIMES="$runtimes" PT_DEVICE="$b" PT_REQUIRE="$b" timeout 900 bash scripts/test.sh >"$out/test-$b.txt" 2>&1
   echo "$b: $(tail -1 "$out/test-$b.txt")" | tee -a "$out/device.txt"
 done
+# The comparison writes many files; only a few may come back, so they travel as one tarball.
 if [ -f bench/gpu_compare.sh ] && [ "${PT_SKIP_BENCH:-0}" != 1 ]; then
-  timeout 600 bash bench/gpu_compare.sh "$out" >"$out/bench.txt" 2>&1
+  rm -rf /tmp/pt-bench
+  timeout "${PT_BENCH_TIMEOUT:-400}" bash bench/gpu_compare.sh /tmp/pt-bench >"$out/bench.txt" 2>&1
   echo "bench: exit $?" | tee -a "$out/device.txt"
+  cp /tmp/pt-bench/gpu_compare.md "$out/" 2>/dev/null
+  tar czf "$out/bench.tgz" -C /tmp pt-bench 2>/dev/null
 fi

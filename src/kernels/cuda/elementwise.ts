@@ -1,0 +1,448 @@
+/**
+ * Elementwise programs: kernels.h's bytecode rendered as one straight-line CUDA function
+ * body per element. The source is made from the bytecode (the same words the CPU backend
+ * interprets), so both backends run the same instruction list with the same types: a
+ * register becomes a fresh local per instruction, LOAD/STORE convert through the view's
+ * dtype (read from the block at run time, so one program serves every dtype), and each
+ * op has the CPU interpreter's semantics (ew_ops.h): integer wrap, floor division and
+ * Python modulo with an error on zero, NaN-propagating max/min, rint for round.
+ */
+import { PREAMBLE } from "./preamble.ts";
+
+const MAGIC = 0x50540001;
+const MAX_ARGS = 240; // PT_CUDA_MAX_ARGS: the whole block must fit in pt_params.a
+const F32 = 0, F64 = 1, I32 = 2, I64 = 3;
+const CTYPE = ["float", "double", "int", "pt_i64"];
+const SUFFIX = ["f32", "f64", "i32", "i64"];
+const UTYPE = ["", "", "pt_u32", "pt_u64"];
+
+/** Helpers only elementwise programs use (ew_ops.h's per-type ops). */
+const EW_HELPERS = String.raw`
+/* ---- loads and stores between a view's dtype and a compute type (ew_io.h) ---- */
+static __device__ __forceinline__ float pt_ew_ld_f32(const char *b, int dt, pt_i64 i) {
+  switch (dt) {
+  case PT_F32: return ((const float *)b)[i];
+  case PT_F16: return pt_f16_to_f32(((const pt_u16 *)b)[i]);
+  case PT_BF16: return pt_bf16_to_f32(((const pt_u16 *)b)[i]);
+  case PT_F64: return (float)((const double *)b)[i];
+  case PT_I32: return (float)((const int *)b)[i];
+  case PT_I64: return (float)((const pt_i64 *)b)[i];
+  case PT_U8: return (float)((const pt_u8 *)b)[i];
+  default: return (float)(((const pt_u8 *)b)[i] != 0);
+  }
+}
+static __device__ __forceinline__ double pt_ew_ld_f64(const char *b, int dt, pt_i64 i) {
+  switch (dt) {
+  case PT_F32: return (double)((const float *)b)[i];
+  case PT_F16: return (double)pt_f16_to_f32(((const pt_u16 *)b)[i]);
+  case PT_BF16: return (double)pt_bf16_to_f32(((const pt_u16 *)b)[i]);
+  case PT_F64: return ((const double *)b)[i];
+  case PT_I32: return (double)((const int *)b)[i];
+  case PT_I64: return (double)((const pt_i64 *)b)[i];
+  case PT_U8: return (double)((const pt_u8 *)b)[i];
+  default: return (double)(((const pt_u8 *)b)[i] != 0);
+  }
+}
+static __device__ __forceinline__ int pt_ew_ld_i32(const char *b, int dt, pt_i64 i) {
+  switch (dt) {
+  case PT_F32: return pt_f2i32(((const float *)b)[i]);
+  case PT_F16: return pt_f2i32(pt_f16_to_f32(((const pt_u16 *)b)[i]));
+  case PT_BF16: return pt_f2i32(pt_bf16_to_f32(((const pt_u16 *)b)[i]));
+  case PT_F64: return pt_f2i32(((const double *)b)[i]);
+  case PT_I32: return ((const int *)b)[i];
+  case PT_I64: return pt_wrap32(((const pt_i64 *)b)[i]);
+  case PT_U8: return (int)((const pt_u8 *)b)[i];
+  default: return (int)(((const pt_u8 *)b)[i] != 0);
+  }
+}
+static __device__ __forceinline__ pt_i64 pt_ew_ld_i64(const char *b, int dt, pt_i64 i) {
+  switch (dt) {
+  case PT_F32: return pt_f2i64(((const float *)b)[i]);
+  case PT_F16: return pt_f2i64(pt_f16_to_f32(((const pt_u16 *)b)[i]));
+  case PT_BF16: return pt_f2i64(pt_bf16_to_f32(((const pt_u16 *)b)[i]));
+  case PT_F64: return pt_f2i64(((const double *)b)[i]);
+  case PT_I32: return (pt_i64)((const int *)b)[i];
+  case PT_I64: return ((const pt_i64 *)b)[i];
+  case PT_U8: return (pt_i64)((const pt_u8 *)b)[i];
+  default: return (pt_i64)(((const pt_u8 *)b)[i] != 0);
+  }
+}
+static __device__ __forceinline__ void pt_ew_st_f32(char *b, int dt, pt_i64 i, float v) {
+  switch (dt) {
+  case PT_F32: ((float *)b)[i] = v; break;
+  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16(v); break;
+  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16(v); break;
+  case PT_F64: ((double *)b)[i] = (double)v; break;
+  case PT_I32: ((int *)b)[i] = pt_f2i32(v); break;
+  case PT_I64: ((pt_i64 *)b)[i] = pt_f2i64(v); break;
+  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)pt_f2i64(v); break;
+  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
+  }
+}
+/* An f64 register goes to f16/bf16 through f32, as the CPU backend does. */
+static __device__ __forceinline__ void pt_ew_st_f64(char *b, int dt, pt_i64 i, double v) {
+  switch (dt) {
+  case PT_F32: ((float *)b)[i] = (float)v; break;
+  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16((float)v); break;
+  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16((float)v); break;
+  case PT_F64: ((double *)b)[i] = v; break;
+  case PT_I32: ((int *)b)[i] = pt_f2i32(v); break;
+  case PT_I64: ((pt_i64 *)b)[i] = pt_f2i64(v); break;
+  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)pt_f2i64(v); break;
+  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
+  }
+}
+static __device__ __forceinline__ void pt_ew_st_i32(char *b, int dt, pt_i64 i, int v) {
+  switch (dt) {
+  case PT_F32: ((float *)b)[i] = (float)v; break;
+  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16((float)v); break;
+  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16((float)v); break;
+  case PT_F64: ((double *)b)[i] = (double)v; break;
+  case PT_I32: ((int *)b)[i] = v; break;
+  case PT_I64: ((pt_i64 *)b)[i] = (pt_i64)v; break;
+  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u32)v; break;
+  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
+  }
+}
+static __device__ __forceinline__ void pt_ew_st_i64(char *b, int dt, pt_i64 i, pt_i64 v) {
+  switch (dt) {
+  case PT_F32: ((float *)b)[i] = (float)v; break;
+  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16((float)v); break;
+  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16((float)v); break;
+  case PT_F64: ((double *)b)[i] = (double)v; break;
+  case PT_I32: ((int *)b)[i] = pt_wrap32(v); break;
+  case PT_I64: ((pt_i64 *)b)[i] = v; break;
+  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)v; break;
+  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
+  }
+}
+
+/* ---- ops (ew_ops.h) ---- */
+/* Python's float %: the result takes the divisor's sign, a zero result is +-0 by it. */
+static __device__ __forceinline__ float pt_fmod_py(float a, float b) {
+  float r = fmodf(a, b);
+  if (r != 0) { if ((r < 0) != (b < 0)) r = pt_add(r, b); }
+  else r = copysignf(0.0f, b);
+  return r;
+}
+static __device__ __forceinline__ double pt_fmod_py(double a, double b) {
+  double r = fmod(a, b);
+  if (r != 0) { if ((r < 0) != (b < 0)) r = pt_add(r, b); }
+  else r = copysign(0.0, b);
+  return r;
+}
+/* Floor division and Python modulo; d != 0 (checked by the caller). d == -1 wraps, since
+ * MIN / -1 overflows. */
+static __device__ __forceinline__ int pt_idiv(int a, int d) {
+  if (d == -1) return (int)(0u - (pt_u32)a);
+  int q = a / d;
+  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
+  return q;
+}
+static __device__ __forceinline__ pt_i64 pt_idiv(pt_i64 a, pt_i64 d) {
+  if (d == -1) return (pt_i64)(0ull - (pt_u64)a);
+  pt_i64 q = a / d;
+  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
+  return q;
+}
+static __device__ __forceinline__ int pt_imod(int a, int d) {
+  if (d == -1) return 0;
+  int r = a % d;
+  if (r != 0 && ((r < 0) != (d < 0))) r += d;
+  return r;
+}
+static __device__ __forceinline__ pt_i64 pt_imod(pt_i64 a, pt_i64 d) {
+  if (d == -1) return 0;
+  pt_i64 r = a % d;
+  if (r != 0 && ((r < 0) != (d < 0))) r += d;
+  return r;
+}
+/* Exponent >= 0 (checked by the caller); wraps. */
+static __device__ __forceinline__ int pt_ipow(int base, int e) {
+  pt_u32 result = 1, square = (pt_u32)base;
+  for (pt_u32 x = (pt_u32)e; x; x >>= 1) {
+    if (x & 1) result *= square;
+    square *= square;
+  }
+  return (int)result;
+}
+static __device__ __forceinline__ pt_i64 pt_ipow(pt_i64 base, pt_i64 e) {
+  pt_u64 result = 1, square = (pt_u64)base;
+  for (pt_u64 x = (pt_u64)e; x; x >>= 1) {
+    if (x & 1) result *= square;
+    square *= square;
+  }
+  return (pt_i64)result;
+}
+
+/* Whether the view whose strides start at slot k has its elements at offset + i for output
+ * element i (row-major contiguous over the shape; size-1 dims may have any stride). */
+static __device__ __forceinline__ bool pt_ew_linear(const pt_params &p, int k, int rank) {
+  pt_i64 dense = 1;
+  bool ok = true;
+#pragma unroll
+  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
+    const pt_i64 e = d < rank ? PT_A(1 + d) : 1;
+    if (e != 1) {
+      ok = ok && PT_A(k + d) == dense;
+      dense *= e;
+    }
+  }
+  return ok;
+}
+`;
+
+interface Reg {
+  readonly name: string;
+  readonly type: number;
+}
+
+const UNARY_FLOAT: Record<number, (x: string, t: number) => string> = {
+  10: (x) => `-${x}`,
+  11: (x, t) => `${fn("fabs", t)}(${x})`,
+  12: (x, t) => `(${x} > 0 ? (${CTYPE[t]})1 : ${x} < 0 ? (${CTYPE[t]})-1 : ${x})`, // keeps -0 and NaN
+  13: (x) => `pt_mul(${x}, ${x})`,
+  14: (x, t) => `pt_div((${CTYPE[t]})1, ${x})`,
+  15: (x, t) => `${fn("exp", t)}(${x})`,
+  16: (x, t) => `${fn("exp2", t)}(${x})`,
+  17: (x, t) => `${fn("log", t)}(${x})`,
+  18: (x, t) => `${fn("log2", t)}(${x})`,
+  19: (x, t) => `${fn("log1p", t)}(${x})`,
+  20: (x) => `pt_sqrt(${x})`,
+  21: (x, t) => `pt_div((${CTYPE[t]})1, pt_sqrt(${x}))`,
+  22: (x, t) => `${fn("sin", t)}(${x})`,
+  23: (x, t) => `${fn("cos", t)}(${x})`,
+  24: (x, t) => `${fn("tan", t)}(${x})`,
+  25: (x, t) => `${fn("tanh", t)}(${x})`,
+  26: (x, t) => `pt_div((${CTYPE[t]})1, pt_add((${CTYPE[t]})1, ${fn("exp", t)}(-${x})))`,
+  27: (x, t) => `(${x} < 0 ? (${CTYPE[t]})0 : ${x})`, // x < 0 so that NaN passes through
+  28: (x, t) =>
+    `pt_mul(pt_mul((${CTYPE[t]})0.5, ${x}), pt_add((${CTYPE[t]})1, ${fn("erf", t)}(pt_mul(${x}, (${CTYPE[t]})0.70710678118654752440))))`,
+  29: (x, t) => `${fn("floor", t)}(${x})`,
+  30: (x, t) => `${fn("ceil", t)}(${x})`,
+  31: (x, t) => `${fn("rint", t)}(${x})`, // half to even
+  32: (x, t) => `${fn("trunc", t)}(${x})`,
+  33: (x) => `(int)(${x} == 0)`,
+  34: (x) => `(int)(${x} != ${x})`,
+  35: (x, t) => `(int)(${fn("fabs", t)}(${x}) == ${t === F32 ? "PT_INF_F" : "PT_INF"})`,
+  36: (x, t) => `(int)(${fn("fabs", t)}(${x}) < ${t === F32 ? "PT_INF_F" : "PT_INF"})`,
+  37: (x) => `(int)(${x} != 0)`,
+};
+
+const UNARY_INT: Record<number, (x: string, t: number) => string> = {
+  10: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x})`,
+  11: (x, t) => `(${x} < 0 ? (${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x}) : ${x})`,
+  12: (x, t) => `(${CTYPE[t]})((${x} > 0) - (${x} < 0))`,
+  13: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})${x} * (${UTYPE[t]})${x})`,
+  27: (x, t) => `(${x} < 0 ? (${CTYPE[t]})0 : ${x})`,
+  29: (x) => x,
+  30: (x) => x,
+  31: (x) => x,
+  32: (x) => x,
+  33: (x) => `(int)(${x} == 0)`,
+  34: () => `0`,
+  35: () => `0`,
+  36: () => `1`,
+  37: (x) => `(int)(${x} != 0)`,
+};
+
+const COMPARE: Record<number, (a: string, b: string) => string> = {
+  58: (a, b) => `(int)(${a} == ${b})`,
+  59: (a, b) => `(int)(${a} != ${b})`,
+  60: (a, b) => `(int)(${a} < ${b})`,
+  61: (a, b) => `(int)(${a} <= ${b})`,
+  62: (a, b) => `(int)(${a} > ${b})`,
+  63: (a, b) => `(int)(${a} >= ${b})`,
+  64: (a, b) => `(int)((${a} != 0) & (${b} != 0))`,
+  65: (a, b) => `(int)((${a} != 0) | (${b} != 0))`,
+  66: (a, b) => `(int)((${a} != 0) ^ (${b} != 0))`,
+};
+
+/** The libm name for compute type t: expf for f32, exp for f64. */
+function fn(name: string, t: number): string {
+  return t === F32 ? `${name}f` : name;
+}
+
+/** CAST between compute types (ew_cast): float -> int truncates with NaN -> 0 and saturation. */
+function cast(x: string, to: number, from: number): string {
+  if (to === from) return x;
+  if (to === F32 || to === F64) return `(${CTYPE[to]})${x}`;
+  if (to === I32) return from === I64 ? `pt_wrap32(${x})` : `pt_f2i32(${x})`;
+  return from === I32 ? `(pt_i64)${x}` : `pt_f2i64(${x})`;
+}
+
+function fail(why: string): never {
+  throw new Error(`cuda renderer: ${why}`);
+}
+
+/** Elements per thread per step of the contiguous path: their loads are all issued first. */
+const UNROLL = 4;
+
+/**
+ * The pt_main of an elementwise program, from its bytecode. Instruction lines are written
+ * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
+ * index) and `@q<v>` (view v's element offset).
+ */
+export function renderElementwise(words: Int32Array): string {
+  if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
+  const ninputs = words[1], ninstr = words[3];
+  if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
+  const nviews = ninputs + 1;
+  const constBase = 10 + nviews * 11 + 1; // slot of const[0]
+  if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than pt_params' ${MAX_ARGS} argument slots`);
+  const hoisted: string[] = [];
+  // LOADs read nothing but their view, so each unit's are issued first.
+  const loads: { T: string; name: string; expr: string }[] = [];
+  const body: string[] = [];
+  const regs = new Map<number, Reg>();
+  const read = (i: number, r: number, type: number): string => {
+    const reg = regs.get(r);
+    if (!reg) fail(`instruction ${i} reads register ${r} before it is written`);
+    if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
+    return reg.name;
+  };
+  let stored = false;
+  for (let i = 0; i < ninstr; i++) {
+    const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
+    if (stored) fail("STORE must be the last instruction");
+    if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
+    const name = `t${i}@u`, T = CTYPE[ct], isFloat = ct === F32 || ct === F64;
+    let expr: string, type = ct;
+    if (op === 0) {
+      if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
+      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})` });
+      regs.set(dst, { name, type });
+      continue;
+    } else if (op === 1) {
+      if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past pt_params' ${MAX_ARGS} argument slots`);
+      const slot = `p.a[${constBase + a}]`;
+      const conv = ct === F32 ? `(float)${slot}` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
+      hoisted.push(`  const ${T} t${i} = ${conv};`);
+      regs.set(dst, { name: `t${i}`, type });
+      continue;
+    } else if (op === 2) {
+      expr = ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : `(${T})@i`;
+    } else if (op === 3) {
+      if (b < 0 || b > 3) fail(`instruction ${i} casts from ctype ${b}`);
+      expr = cast(read(i, a, b), ct, b);
+    } else if (op >= 10 && op <= 37) {
+      const x = read(i, a, ct);
+      const f = (isFloat ? UNARY_FLOAT : UNARY_INT)[op];
+      if (!f) fail(`instruction ${i}: op ${op} needs a float ctype, not ${SUFFIX[ct]}`);
+      expr = f(x, ct);
+      if (op >= 33) type = I32;
+    } else if (op >= 50 && op <= 66) {
+      const x = read(i, a, ct), y = read(i, b, ct);
+      if (op >= 58) {
+        expr = COMPARE[op](x, y);
+        type = I32;
+      } else if (op <= 53 && isFloat) {
+        expr = `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
+      } else if (op <= 52) {
+        const U = UTYPE[ct];
+        expr = `(${T})((${U})${x} ${["+", "-", "*"][op - 50]} (${U})${y})`;
+      } else if (op === 53) {
+        body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 0, 0); return; }`);
+        expr = `pt_idiv(${x}, ${y})`;
+      } else if (op === 54) {
+        if (!isFloat) body.push(`if (${y} < 0) { pt_fail(p.err, PT_KERR_INT_POW, @i, 0, 0); return; }`);
+        expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
+      } else if (op === 55) {
+        if (!isFloat) body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 1, 0); return; }`);
+        expr = isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
+      } else {
+        const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
+        expr = isFloat ? `(${x} != ${x} || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
+      }
+    } else if (op === 80) {
+      expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
+    } else if (op === 90) {
+      if (i !== ninstr - 1) fail("STORE must be the last instruction");
+      body.push(`pt_ew_st_${SUFFIX[ct]}(b0, dt0, @q0, ${read(i, a, ct)});`);
+      stored = true;
+      continue;
+    } else {
+      fail(`instruction ${i} has unknown op ${op}`);
+    }
+    body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
+    regs.set(dst, { name, type });
+  }
+  if (!stored) fail("the last instruction must be STORE");
+
+  const views = Array.from({ length: nviews }, (_, v) => v);
+  const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
+  const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string) =>
+    lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
+  // The contiguous path: UNROLL elements a step, every unit's loads before any unit's stores
+  // (the CPU also loads a whole block before storing it).
+  const units = Array.from({ length: UNROLL }, (_, u) => u);
+  const linearLoads = units.map((u) =>
+    [
+      `      const pt_i64 i${u} = i + ${u} * PT_STEP;`,
+      ...loads.map((l) => `      ${l.T} ${l.name} = 0;\n      if (i${u} < n) ${l.name} = ${l.expr};`),
+    ].join("\n").replaceAll("@u", `_${u}`).replace(/@q(\d+)/g, (_, v) => `o${v} + i${u}`)
+  );
+  const linearBody = units.map((u) =>
+    `      if (i${u} < n) {\n${place(body, "        ", `_${u}`, `i${u}`, (v) => `o${v} + i${u}`)}\n      }`
+  );
+  const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
+  return `${PREAMBLE}${EW_HELPERS}
+/* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
+ * ELEMENT launch over the output's elements. */
+extern "C" __global__ void pt_main(const pt_params p) {
+  __shared__ pt_i64 sh_shape[PT_MAX_RANK], sh_st[${nviews}][PT_MAX_RANK];
+  const int rank = (int)p.a[0];
+  pt_i64 n = 1;
+#pragma unroll
+  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(1 + d) : 1;
+${
+    each((v) =>
+      `  char *const b${v} = pt_buf(p, (int)p.a[${10 + 11 * v}]);
+  const int dt${v} = (int)p.a[${11 + 11 * v}];
+  const pt_i64 o${v} = PT_A(${12 + 11 * v});`
+    )
+  }
+  /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
+  const bool linear = ${each((v) => `pt_ew_linear(p, ${13 + 11 * v}, rank)`, " && ")};
+${hoisted.join("\n")}
+  if (linear) {
+    for (pt_i64 i = PT_FIRST; i < n; i += ${UNROLL} * PT_STEP) {
+${linearLoads.join("\n")}
+${linearBody.join("\n")}
+    }
+    return;
+  }
+  /* Strided views: shape and strides are kept in shared memory (registers stay free for
+   * the expression); under 2^31 elements the coordinates are found in 32 bits. */
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int d = 0; d < PT_MAX_RANK; d++) {
+      sh_shape[d] = d < rank ? PT_A(1 + d) : 1;
+${each((v) => `      sh_st[${v}][d] = PT_A(${13 + 11 * v} + d);`)}
+    }
+  }
+  __syncthreads();
+  const bool small = n <= 0x7fffffff;
+  for (pt_i64 i = PT_FIRST; i < n; i += PT_STEP) {
+    pt_i64 ${each((v) => `q${v} = o${v}`, ", ")};
+    if (small) {
+      pt_u32 r = (pt_u32)i;
+      for (int d = rank - 1; d >= 0; d--) {
+        const pt_u32 e = (pt_u32)sh_shape[d], c = r % e;
+        r /= e;
+${each((v) => `        q${v} += (pt_i64)c * sh_st[${v}][d];`)}
+      }
+    } else {
+      pt_i64 r = i;
+      for (int d = rank - 1; d >= 0; d--) {
+        const pt_i64 c = r % sh_shape[d];
+        r /= sh_shape[d];
+${each((v) => `        q${v} += c * sh_st[${v}][d];`)}
+      }
+    }
+${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
+${place(body, "    ", "", "i", (v) => `q${v}`)}
+  }
+}
+`;
+}

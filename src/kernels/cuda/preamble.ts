@@ -1,0 +1,278 @@
+/**
+ * The text every CUDA program of the renderer starts with: params.h's pt_params struct
+ * (verbatim), then device helpers shared by the elementwise programs and the templates:
+ * f16/bf16 conversion by bit manipulation (no cuda_fp16.h, which NVRTC lacks without an
+ * include path), the CPU backend's conversion rules (NaN -> 0 and saturation for float ->
+ * int, wrap for u8 and i32, nonzero for bool), strided VIEWs read from the argument block,
+ * and the error word. Arithmetic that must round once per op goes through the *_rn
+ * intrinsics, so no compiler flag can contract it into a fused multiply-add.
+ */
+
+/** params.h from `#define PT_CUDA_MAX_BUFS` to the error codes, character for character. */
+export const PARAMS = `#define PT_CUDA_MAX_BUFS 16
+#define PT_CUDA_MAX_ARGS 240
+
+/* Also emitted as CUDA source by src/kernels/cuda.ts; keep the two identical. */
+typedef struct {
+  unsigned long long buf[PT_CUDA_MAX_BUFS];
+  unsigned long long err; /* long long[4]: code, detail0, detail1, detail2 */
+  int nbuf;
+  int nargs;
+  double a[PT_CUDA_MAX_ARGS];
+} pt_params;
+
+/* Error codes written to err[0] by kernels (0 = none). */
+#define PT_KERR_INDEX 1     /* details: index value, axis, axis size */
+#define PT_KERR_INT_DIV 2   /* integer division or modulo by zero */
+#define PT_KERR_INT_POW 3   /* integer power with a negative exponent */
+#define PT_KERR_COUNT 4     /* nonzero/masked_select: count differs; details: expected, found */
+`;
+
+const HELPERS = String.raw`
+typedef long long pt_i64;
+typedef unsigned long long pt_u64;
+typedef unsigned int pt_u32;
+typedef unsigned short pt_u16;
+typedef unsigned char pt_u8;
+
+#define PT_BLOCK 256 /* every launch shape of params.h uses blocks of 256 threads */
+#define PT_MAX_RANK 8
+#define PT_VIEW_SLOTS 11
+enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7 };
+
+#define PT_INF_F __int_as_float(0x7f800000)
+#define PT_INF __longlong_as_double(0x7ff0000000000000LL)
+#define PT_NAN __longlong_as_double(0x7ff8000000000000LL)
+#define PT_I64_MAX 9223372036854775807LL
+#define PT_I64_MIN (-9223372036854775807LL - 1LL)
+#define PT_I32_MAX 2147483647
+#define PT_I32_MIN (-2147483647 - 1)
+
+/* Integer slot k of the argument block (slots hold exact integers as doubles). Every k is
+ * a compile-time constant once inlined and unrolled: a dynamic index into a kernel
+ * parameter would make the compiler copy the whole block to local memory. */
+#define PT_A(k) ((pt_i64)p.a[(k)])
+/* ELEMENT kernels: i = blockIdx.x*256 + threadIdx.x; i < work; i += gridDim.x*256. */
+#define PT_FIRST ((pt_i64)blockIdx.x * PT_BLOCK + (pt_i64)threadIdx.x)
+#define PT_STEP ((pt_i64)gridDim.x * PT_BLOCK)
+
+static __device__ __forceinline__ bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
+static __device__ __forceinline__ int pt_dtype_size(int dt) {
+  return dt == PT_F64 || dt == PT_I64 ? 8 : dt == PT_F32 || dt == PT_I32 ? 4 : dt == PT_F16 || dt == PT_BF16 ? 2 : 1;
+}
+
+/* Device pointer of buffer index k, chosen with constant indices only. */
+static __device__ __forceinline__ char *pt_buf(const pt_params &p, int k) {
+  pt_u64 r = 0;
+#pragma unroll
+  for (int q = 0; q < PT_CUDA_MAX_BUFS; q++)
+    if (q == k) r = p.buf[q];
+  return (char *)r;
+}
+
+/* A VIEW: [buf index, dtype, offset, stride x 8], offsets and strides in elements. */
+typedef struct {
+  char *b;
+  int dt;
+  pt_i64 off;
+  pt_i64 st[PT_MAX_RANK];
+} pt_view;
+
+static __device__ __forceinline__ pt_view pt_view_at(const pt_params &p, int k) {
+  pt_view v;
+  v.b = pt_buf(p, (int)p.a[k]);
+  v.dt = (int)p.a[k + 1];
+  v.off = (pt_i64)p.a[k + 2];
+#pragma unroll
+  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = (pt_i64)p.a[k + 3 + d];
+  return v;
+}
+
+/* rank shape slots at k, padded with 1 (a 0-d shape is one element). */
+static __device__ __forceinline__ pt_i64 pt_shape_at(const pt_params &p, int k, int rank, pt_i64 *shape) {
+  pt_i64 n = 1;
+#pragma unroll
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    shape[d] = d < rank ? (pt_i64)p.a[k + d] : 1;
+    n *= shape[d];
+  }
+  return n;
+}
+
+/* Writes the error word once per launch (the first failing thread wins); the driver reads
+ * it at the next synchronisation point. */
+static __device__ __forceinline__ void pt_fail(pt_u64 err, pt_i64 code, pt_i64 d0, pt_i64 d1, pt_i64 d2) {
+  pt_i64 *e = (pt_i64 *)err;
+  if (!e) return;
+  if (atomicCAS((pt_u64 *)e, 0ull, (pt_u64)code) == 0ull) {
+    e[1] = d0;
+    e[2] = d1;
+    e[3] = d2;
+  }
+}
+
+/* ---- arithmetic rounded once per op (never contracted into fma) ---- */
+static __device__ __forceinline__ float pt_add(float a, float b) { return __fadd_rn(a, b); }
+static __device__ __forceinline__ float pt_sub(float a, float b) { return __fsub_rn(a, b); }
+static __device__ __forceinline__ float pt_mul(float a, float b) { return __fmul_rn(a, b); }
+static __device__ __forceinline__ float pt_div(float a, float b) { return __fdiv_rn(a, b); }
+static __device__ __forceinline__ float pt_sqrt(float a) { return __fsqrt_rn(a); }
+static __device__ __forceinline__ double pt_add(double a, double b) { return __dadd_rn(a, b); }
+static __device__ __forceinline__ double pt_sub(double a, double b) { return __dsub_rn(a, b); }
+static __device__ __forceinline__ double pt_mul(double a, double b) { return __dmul_rn(a, b); }
+static __device__ __forceinline__ double pt_div(double a, double b) { return __ddiv_rn(a, b); }
+static __device__ __forceinline__ double pt_sqrt(double a) { return __dsqrt_rn(a); }
+
+/* ---- conversions (view.h) ---- */
+static __device__ __forceinline__ float pt_f16_to_f32(pt_u16 h) {
+  pt_u32 sign = (pt_u32)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+  if (exp == 0x1f) bits = sign | 0x7f800000u | (man << 13);
+  else if (exp != 0) bits = sign | ((exp + 112) << 23) | (man << 13);
+  else if (man == 0) bits = sign;
+  else { /* subnormal: normalise */
+    int e = -1;
+    do { man <<= 1; e++; } while (!(man & 0x400));
+    bits = sign | ((pt_u32)(112 - e) << 23) | ((man & 0x3ff) << 13);
+  }
+  return __uint_as_float(bits);
+}
+
+/* Round to nearest even, overflow to inf, NaN stays NaN (quiet). */
+static __device__ __forceinline__ pt_u16 pt_f32_to_f16(float f) {
+  pt_u32 x = __float_as_uint(f);
+  pt_u32 sign = (x >> 16) & 0x8000, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return (pt_u16)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 | ((ax >> 13) & 0x3ff) : 0));
+  if (ax >= 0x477ff000u) return (pt_u16)(sign | 0x7c00);
+  if (ax < 0x38800000u) { /* subnormal or zero in f16 */
+    if (ax < 0x33000000u) return (pt_u16)sign;
+    pt_u32 e = ax >> 23, m = (ax & 0x7fffff) | 0x800000, shift = 126 - e;
+    pt_u32 r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (r & 1))) r++;
+    return (pt_u16)(sign | r);
+  }
+  pt_u32 r = ((ax - 0x38000000u) >> 13), rem = ax & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++;
+  return (pt_u16)(sign | r);
+}
+
+static __device__ __forceinline__ float pt_bf16_to_f32(pt_u16 h) { return __uint_as_float((pt_u32)h << 16); }
+static __device__ __forceinline__ pt_u16 pt_f32_to_bf16(float f) {
+  pt_u32 x = __float_as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (pt_u16)((x >> 16) | 0x40); /* quiet NaN */
+  return (pt_u16)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+/* float -> int with NaN -> 0 and saturation. */
+static __device__ __forceinline__ pt_i64 pt_f2i64(double d) {
+  if (d != d) return 0;
+  if (d >= 9223372036854775807.0) return PT_I64_MAX;
+  if (d <= -9223372036854775808.0) return PT_I64_MIN;
+  return (pt_i64)d;
+}
+static __device__ __forceinline__ int pt_f2i32(double d) {
+  if (d != d) return 0;
+  if (d >= 2147483647.0) return PT_I32_MAX;
+  if (d <= -2147483648.0) return PT_I32_MIN;
+  return (int)d;
+}
+static __device__ __forceinline__ int pt_wrap32(pt_i64 v) { return (int)(pt_u32)(pt_u64)v; }
+
+/* ---- generic element access (view.h's pt_load_f64 / pt_load_i64 / pt_store_*) ---- */
+static __device__ __forceinline__ double pt_ld_f64(const char *b, int dt, pt_i64 i) {
+  switch (dt) {
+  case PT_F32: return (double)((const float *)b)[i];
+  case PT_F16: return (double)pt_f16_to_f32(((const pt_u16 *)b)[i]);
+  case PT_BF16: return (double)pt_bf16_to_f32(((const pt_u16 *)b)[i]);
+  case PT_F64: return ((const double *)b)[i];
+  case PT_I32: return (double)((const int *)b)[i];
+  case PT_I64: return (double)((const pt_i64 *)b)[i];
+  default: return (double)((const pt_u8 *)b)[i];
+  }
+}
+static __device__ __forceinline__ pt_i64 pt_ld_i64(const char *b, int dt, pt_i64 i) {
+  switch (dt) {
+  case PT_I32: return ((const int *)b)[i];
+  case PT_I64: return ((const pt_i64 *)b)[i];
+  case PT_U8: case PT_BOOL: return ((const pt_u8 *)b)[i];
+  default: return pt_f2i64(pt_ld_f64(b, dt, i));
+  }
+}
+static __device__ __forceinline__ void pt_st_f64(char *b, int dt, pt_i64 i, double d) {
+  switch (dt) {
+  case PT_F32: ((float *)b)[i] = (float)d; break;
+  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16((float)d); break;
+  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16((float)d); break;
+  case PT_F64: ((double *)b)[i] = d; break;
+  case PT_I32: ((int *)b)[i] = pt_f2i32(d); break;
+  case PT_I64: ((pt_i64 *)b)[i] = pt_f2i64(d); break;
+  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)pt_f2i64(d); break;
+  default: ((pt_u8 *)b)[i] = (pt_u8)(d != 0); break; /* NaN != 0 is true */
+  }
+}
+static __device__ __forceinline__ void pt_st_i64(char *b, int dt, pt_i64 i, pt_i64 v) {
+  switch (dt) {
+  case PT_I32: ((int *)b)[i] = pt_wrap32(v); break;
+  case PT_I64: ((pt_i64 *)b)[i] = v; break;
+  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)v; break;
+  case PT_BOOL: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
+  default: pt_st_f64(b, dt, i, (double)v); break;
+  }
+}
+
+/* Same dtype: the bits; else through double (float source) or int64 (integer source). */
+static __device__ __forceinline__ void pt_copy_elem(char *db, int ddt, pt_i64 di, const char *sb, int sdt, pt_i64 si) {
+  if (ddt != sdt) {
+    if (pt_is_float(sdt)) pt_st_f64(db, ddt, di, pt_ld_f64(sb, sdt, si));
+    else pt_st_i64(db, ddt, di, pt_ld_i64(sb, sdt, si));
+    return;
+  }
+  switch (pt_dtype_size(ddt)) {
+  case 8: ((pt_u64 *)db)[di] = ((const pt_u64 *)sb)[si]; break;
+  case 4: ((pt_u32 *)db)[di] = ((const pt_u32 *)sb)[si]; break;
+  case 2: ((pt_u16 *)db)[di] = ((const pt_u16 *)sb)[si]; break;
+  default: ((pt_u8 *)db)[di] = ((const pt_u8 *)sb)[si]; break;
+  }
+}
+
+/* NaN is nonzero; -0 is zero. Floats are tested by their bits, so a subnormal counts even
+ * where a compiler flag flushes it to zero. */
+static __device__ __forceinline__ bool pt_is_nonzero(const char *b, int dt, pt_i64 i) {
+  switch (dt) {
+  case PT_F32: return (((const pt_u32 *)b)[i] & 0x7fffffffu) != 0;
+  case PT_F64: return (((const pt_u64 *)b)[i] & 0x7fffffffffffffffull) != 0;
+  case PT_F16: case PT_BF16: return (((const pt_u16 *)b)[i] & 0x7fff) != 0;
+  case PT_I32: return ((const pt_u32 *)b)[i] != 0;
+  case PT_I64: return ((const pt_u64 *)b)[i] != 0;
+  default: return ((const pt_u8 *)b)[i] != 0;
+  }
+}
+
+/* Row-major coordinates of linear index i over shape[0..rank) -> element offset of a view
+ * (0 when rank is 0). Size-1 dims are skipped: their coordinate is 0. */
+static __device__ __forceinline__ pt_i64 pt_offset_of(pt_i64 i, int rank, const pt_i64 *shape, const pt_i64 *st) {
+  pt_i64 off = 0;
+#pragma unroll
+  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
+    if (d < rank && shape[d] != 1) {
+      pt_i64 c = i % shape[d];
+      i /= shape[d];
+      off += c * st[d];
+    }
+  }
+  return off;
+}
+
+/* An index normalized for a dim of the given size; -1 when it is out of range in mode 0 (error).
+ * mode 1 clamps the raw value, mode 2 wraps (Python's %). A zero-size dim has no valid
+ * index in any mode. */
+static __device__ __forceinline__ pt_i64 pt_norm_index(pt_i64 v, pt_i64 size, int mode) {
+  if (size <= 0) return -1;
+  if (mode == 0) return v < -size || v >= size ? -1 : v < 0 ? v + size : v;
+  if (mode == 1) return v < 0 ? 0 : v >= size ? size - 1 : v;
+  pt_i64 r = v % size;
+  return r < 0 ? r + size : r;
+}
+`;
+
+/** The start of every program. */
+export const PREAMBLE = `/* polytensor CUDA program (src/kernels/cuda.ts); compiled by NVRTC. */\n${PARAMS}${HELPERS}`;

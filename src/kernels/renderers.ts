@@ -1,0 +1,8 @@
+/**
+ * Registers the renderers of the GPU kernel languages with the launcher (the CPU's
+ * "bytecode" renderer is built into launch.ts). Imported once, by mod.ts.
+ */
+import { registerRenderer } from "./launch.ts";
+import { cudaRenderer } from "./cuda.ts";
+
+registerRenderer("cuda", cudaRenderer);

@@ -1,0 +1,234 @@
+/**
+ * The CUDA renderer's output, checked without a GPU: every op and template renders, keys
+ * follow structure, and the text carries params.h's struct verbatim. NVRTC is not on the
+ * machines that run this suite, so compiling (and running) the programs is verified on the
+ * GPU machine; here, where g++ exists, each source is compiled as C++ against a small
+ * header that stands in for the CUDA built-ins, which catches syntax and type errors.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { assert, test } from "./harness.ts";
+import { BINARY, type BinaryOp, type Expr, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
+import { CUDA_TEMPLATES, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "../src/kernels/cuda.ts";
+import type { DType } from "../src/tensor/dtype.ts";
+
+const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+const load = (input: number, dtype: DType): Expr => ({ k: "load", input, dtype });
+const unary = (op: UnaryOp, a: Expr, dtype: DType): Expr => ({ k: "unary", op, a, dtype });
+const binary = (op: BinaryOp, a: Expr, b: Expr, dtype: DType): Expr => ({ k: "binary", op, a, b, dtype });
+const cast = (a: Expr, dtype: DType): Expr => ({ k: "cast", a, dtype });
+
+/** Ops without an integer meaning (kernels.h: the encoder promotes first). */
+const FLOAT_ONLY = new Set<UnaryOp>([
+  "reciprocal",
+  "exp",
+  "exp2",
+  "log",
+  "log2",
+  "log1p",
+  "sqrt",
+  "rsqrt",
+  "sin",
+  "cos",
+  "tan",
+  "tanh",
+  "sigmoid",
+  "gelu",
+]);
+const PREDICATES = new Set<UnaryOp>(["logicalNot", "isnan", "isinf", "isfinite", "nonzero"]);
+const COMPARES = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge", "logicalAnd", "logicalOr", "logicalXor"]);
+const COMPUTE: DType[] = ["float32", "float64", "int32", "int64"];
+
+function unarySource(op: UnaryOp, dt: DType): string {
+  return cudaElementwiseSource(unary(op, load(0, dt), PREDICATES.has(op) ? "bool" : dt), 1);
+}
+function binarySource(op: BinaryOp, dt: DType): string {
+  return cudaElementwiseSource(binary(op, load(0, dt), load(1, dt), COMPARES.has(op) ? "bool" : dt), 2);
+}
+
+/** One expression touching every kind of node: where, casts, index, constants. */
+function mixed(): Expr {
+  const x = load(0, "float16"), i = cast(load(1, "int64"), "int64");
+  const c: Expr = { k: "const", index: 0, dtype: "float32" };
+  const idx: Expr = { k: "index", dtype: "int32" };
+  const cond = binary("lt", cast(idx, "int64"), i, "bool");
+  const f = binary("add", unary("gelu", x, "float32"), c, "float32");
+  const g = binary("mod", cast(i, "float64"), { k: "const", index: 1, dtype: "float64" }, "float64");
+  const w: Expr = { k: "where", c: cond, a: f, b: cast(g, "float32"), dtype: "float32" };
+  return cast(w, "uint8");
+}
+
+test("cuda: every unary op renders for each compute type it has", () => {
+  for (const op of Object.keys(UNARY) as UnaryOp[]) {
+    for (const dt of COMPUTE) {
+      const int = dt.startsWith("int");
+      if (int && FLOAT_ONLY.has(op)) {
+        assert.throws(() => unarySource(op, dt), /needs a float ctype/, `${op} on ${dt}`);
+        continue;
+      }
+      const src = unarySource(op, dt);
+      assert.match(src, /extern "C" __global__ void pt_main\(const pt_params p\)/, `${op} ${dt}`);
+      assert.match(src, /pt_ew_st_\w+\(b0, dt0, q0, t1\);/, `${op} ${dt} stores`);
+    }
+  }
+});
+
+test("cuda: every binary op renders for every compute type", () => {
+  for (const op of Object.keys(BINARY) as BinaryOp[]) {
+    for (const dt of COMPUTE) {
+      const src = binarySource(op, dt);
+      assert.match(src, /pt_ew_ld_\w+\(b2, dt2, q2\)/, `${op} ${dt} loads input 1`);
+      if (dt.startsWith("int") && (op === "div" || op === "mod")) assert.match(src, /PT_KERR_INT_DIV/);
+      if (dt.startsWith("int") && op === "pow") assert.match(src, /PT_KERR_INT_POW/);
+    }
+  }
+  assert.match(binarySource("add", "int32"), /\(int\)\(\(pt_u32\)t0 \+ \(pt_u32\)t1\)/, "integer add wraps");
+  assert.match(binarySource("add", "float32"), /pt_add\(t0, t1\)/, "float add rounds once");
+});
+
+test("cuda: one structure gives one source and key; other structures other keys", () => {
+  const a = cudaRenderer.elementwise(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
+  const b = cudaRenderer.elementwise(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
+  assert.equal(a.key, b.key);
+  assert.equal(decode(a.source), decode(b.source));
+  assert.equal(a.kind, "ew");
+  assert.ok(a.key.startsWith("cuda:"));
+  assert.equal(a.source[a.source.length - 1], 0, "sources end with a NUL byte");
+  const keys = new Set([
+    a.key,
+    cudaRenderer.elementwise(binary("sub", load(0, "float32"), load(1, "float32"), "float32"), 2).key,
+    cudaRenderer.elementwise(binary("add", load(0, "float64"), load(1, "float64"), "float64"), 2).key,
+    cudaRenderer.elementwise(binary("add", load(1, "float32"), load(0, "float32"), "float32"), 2).key,
+    cudaRenderer.elementwise(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 3).key,
+    cudaRenderer.elementwise(unary("neg", load(0, "float32"), "float32"), 1).key,
+  ]);
+  assert.equal(keys.size, 6);
+  // the same source for the same structure whatever the storage dtypes in the views
+  assert.equal(
+    cudaElementwiseSource(unary("abs", load(0, "float16"), "float32"), 1),
+    cudaElementwiseSource(unary("abs", load(0, "float32"), "float32"), 1),
+  );
+});
+
+test("cuda: sources carry params.h's pt_params struct verbatim", () => {
+  const header = readFileSync(new URL("../native/src/backends/cuda/params.h", import.meta.url), "utf8");
+  const struct = header.match(/typedef struct \{[\s\S]*?\} pt_params;/);
+  assert.ok(struct, "params.h defines pt_params");
+  const codes = header.match(/#define PT_KERR_\w+ \d+[^\n]*/g) ?? [];
+  assert.ok(codes.length >= 4, "params.h defines the error codes");
+  const sources = [
+    cudaElementwiseSource(mixed(), 2),
+    ...Object.keys(CUDA_TEMPLATES).map(cudaTemplateSource),
+  ];
+  for (const src of sources) {
+    assert.ok(src.includes(struct[0]), "struct text");
+    for (const c of codes) assert.ok(src.includes(c), c);
+    assert.ok(src.includes("#define PT_CUDA_MAX_BUFS 16") && src.includes("#define PT_CUDA_MAX_ARGS 240"));
+    assert.ok(!/#include/.test(src), "no includes: NVRTC runs without an include path");
+  }
+});
+
+test("cuda: every template kind of kernels.h renders a pt_main", () => {
+  const kinds = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+  assert.deepEqual(Object.keys(CUDA_TEMPLATES).sort(), [...kinds].sort());
+  for (const kind of kinds) {
+    const prog = cudaRenderer.template(kind);
+    assert.equal(prog.kind, kind);
+    assert.equal(prog.key, `cuda:t:${kind}`);
+    const src = decode(prog.source);
+    assert.equal(src.match(/extern "C" __global__ void pt_main\(const pt_params p\)/g)?.length, 1, kind);
+    assert.equal(cudaRenderer.template(kind), prog, "templates are rendered once");
+  }
+  assert.throws(() => cudaRenderer.template("fft"), /no template "fft"/);
+});
+
+/** Stand-ins for the CUDA built-ins the programs use, enough for g++ to type-check them. */
+const SHIM = String.raw`
+#include <math.h>
+#include <string.h>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+struct pt_dim3 { unsigned x, y, z; };
+extern pt_dim3 threadIdx, blockIdx, blockDim, gridDim;
+void __syncthreads();
+template <class T, class U> static T pt_bits(U u) { T t; memcpy(&t, &u, sizeof t); return t; }
+static float __int_as_float(int x) { return pt_bits<float>(x); }
+static float __uint_as_float(unsigned x) { return pt_bits<float>(x); }
+static unsigned __float_as_uint(float x) { return pt_bits<unsigned>(x); }
+static double __longlong_as_double(long long x) { return pt_bits<double>(x); }
+static long long __double_as_longlong(double x) { return pt_bits<long long>(x); }
+static unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static float __fadd_rn(float a, float b) { return a + b; }
+static float __fsub_rn(float a, float b) { return a - b; }
+static float __fmul_rn(float a, float b) { return a * b; }
+static float __fdiv_rn(float a, float b) { return a / b; }
+static float __fsqrt_rn(float a) { return sqrtf(a); }
+static double __dadd_rn(double a, double b) { return a + b; }
+static double __dsub_rn(double a, double b) { return a - b; }
+static double __dmul_rn(double a, double b) { return a * b; }
+static double __ddiv_rn(double a, double b) { return a / b; }
+static double __dsqrt_rn(double a) { return sqrt(a); }
+unsigned long long atomicCAS(unsigned long long *p, unsigned long long expected, unsigned long long value);
+unsigned long long atomicMin(unsigned long long *p, unsigned long long value);
+`;
+
+function hasGxx(): boolean {
+  try {
+    return spawnSync("g++", ["--version"], { encoding: "utf8" }).status === 0;
+  } catch {
+    return false;
+  }
+}
+
+test("cuda: every program compiles as C++ against a stand-in for the CUDA built-ins (g++)", () => {
+  if (!hasGxx()) {
+    console.log("cuda_render: g++ not found; skipping the C++ syntax check (NVRTC compiles these on the GPU machine)");
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-"));
+  try {
+    writeFileSync(join(dir, "shim.h"), SHIM);
+    const programs: [string, string][] = Object.keys(CUDA_TEMPLATES).map((k) => [k, cudaTemplateSource(k)]);
+    programs.push(["ew_mixed", cudaElementwiseSource(mixed(), 2)]);
+    for (const op of Object.keys(UNARY) as UnaryOp[]) {
+      for (const dt of COMPUTE) if (!(dt.startsWith("int") && FLOAT_ONLY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
+    }
+    for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+    // One translation unit for all: each program in a namespace of its own, with pt_main
+    // renamed (extern "C" names ignore namespaces); the preamble's macros repeat verbatim.
+    const unit = programs.map(([name, src], i) =>
+      `namespace p${i} { /* ${name} */\n#define pt_main pt_main_${i}\n${src.replace(/\0$/, "")}\n#undef pt_main\n}\n`
+    );
+    const file = join(dir, "programs.cu");
+    writeFileSync(file, `#include "shim.h"\n${unit.join("")}`);
+    const flags = [
+      "-std=c++17",
+      "-fsyntax-only",
+      "-Wall",
+      "-Wno-unknown-pragmas",
+      "-Wno-unused-function",
+      "-Wno-unused-variable",
+      "-Wno-unused-but-set-variable",
+    ];
+    const result = spawnSync("g++", [...flags, "-x", "c++", file], { encoding: "utf8" });
+    assert.equal(result.status, 0, `g++ rejected a program:\n${(result.stderr ?? "").slice(0, 4000)}`);
+    assert.equal(result.stderr ?? "", "", `g++ warned:\n${(result.stderr ?? "").slice(0, 4000)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("cuda: an elementwise block that cannot fit pt_params is refused when rendered", () => {
+  let e: Expr = load(0, "float32");
+  for (let i = 1; i < 19; i++) e = binary("add", e, load(i, "float32"), "float32");
+  assert.ok(cudaElementwiseSource(e, 19).includes("pt_main"), "19 inputs fit (20 views of 11 slots)");
+  let f: Expr = load(0, "float32");
+  for (let i = 1; i < 20; i++) f = binary("add", f, load(i, "float32"), "float32");
+  assert.throws(() => cudaElementwiseSource(f, 20), /argument slots/);
+  const c = (index: number): Expr => ({ k: "const", index, dtype: "float32" });
+  assert.throws(() => cudaElementwiseSource(binary("add", load(0, "float32"), c(300), "float32"), 1), /argument slots/);
+});
