@@ -212,7 +212,7 @@ test("fromBuffer over an ArrayBuffer shares memory in both directions", () => {
   arr[0] = 10; // JS writes are seen by the tensor
   arr[3] = -4;
   assert.deepEqual(nums(t), [10, 2, 3, -4]);
-  using src = pt.tensor([[5, 6], [7, 8]]);
+  using src = pt.tensor([[5, 6], [7, 8]], { device: "cpu" });
   copyInto(t, src, "test"); // device writes land in the JS array
   assert.deepEqual([...arr], [5, 6, 7, 8]);
   using doubled = t.mul(2);
@@ -231,7 +231,7 @@ test("fromBuffer over a typed array with a byte offset shares just that window",
   assert.deepEqual(nums(t), [2, 3, 4, 5]);
   all[2] = 20;
   assert.deepEqual(nums(t), [20, 3, 4, 5]);
-  using z = pt.zeros([4], { dtype: "int32" });
+  using z = pt.zeros([4], { dtype: "int32", device: "cpu" });
   copyInto(t, z, "test");
   assert.deepEqual([...all], [0, 1, 0, 0, 0, 0, 6, 7], "only the window was written");
 });

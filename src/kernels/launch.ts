@@ -83,6 +83,16 @@ export function runElementwise(
   launch(device, program, block, op);
 }
 
+/**
+ * Waits for a kernel that can fail on its data (an index out of range in error mode, an
+ * integer division by zero) so the failure is raised by the op that caused it, not by
+ * whatever later read happens to synchronise. On devices that run work at launch this
+ * costs one cheap call; elsewhere it is the price of an exact error for these ops only.
+ */
+export function settle(device: Device, op: string): void {
+  check(native.pt_device_sync(device.handle), op);
+}
+
 /** Runs a built-in template (reduce, sort, gather, ...) with a block the caller filled. */
 export function runTemplate(device: Device, name: string, op: string, fill: (b: ArgBlock) => void): void {
   const prog = rendererFor(device).template(name);

@@ -5,7 +5,7 @@
  */
 import { TensorError, withOp } from "../runtime/errors.ts";
 import type { Device } from "../runtime/device.ts";
-import { runElementwise } from "../kernels/launch.ts";
+import { runElementwise, settle } from "../kernels/launch.ts";
 import type { BinaryOp, Expr, UnaryOp } from "../kernels/ir.ts";
 import { checkDType, DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
 import { broadcastShapes, broadcastStrides, fmtShape } from "./shape.ts";
@@ -102,7 +102,17 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   }
   if (op === "div" && !isFloat(ct)) ct = DEFAULT_FLOAT;
   const out = COMPARE.has(op) ? "bool" : ct;
-  return k.run({ k: "binary", op, a: k.operand(a, ct), b: k.operand(b, ct), dtype: out });
+  const result = k.run({ k: "binary", op, a: k.operand(a, ct), b: k.operand(b, ct), dtype: out });
+  // Integer mod by zero and integer pow with a negative exponent fail inside the kernel.
+  if ((op === "mod" || op === "pow") && !isFloat(ct)) {
+    try {
+      settle(result.device, op);
+    } catch (e) {
+      result.dispose();
+      throw e;
+    }
+  }
+  return result;
 }
 
 const FLOAT_ONLY = new Set<UnaryOp>([

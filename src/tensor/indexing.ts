@@ -10,7 +10,7 @@
 import { TensorError } from "../runtime/errors.ts";
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
-import { runTemplate } from "../kernels/launch.ts";
+import { runTemplate, settle } from "../kernels/launch.ts";
 import { type DType, DTYPES } from "./dtype.ts";
 import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK, normalizeAxis, sameShape, type Shape } from "./shape.ts";
 import { allocTensor, type IndexMode, Tensor, type TensorLike } from "./tensor.ts";
@@ -75,6 +75,7 @@ function runGather(t: Tensor, a: number, index: Tensor, idxStrides: readonly num
       op,
       (b) => b.push(shape.length).pad8(shape, 1).push(a, axisSize(t, a), mode).view(t).view(index, idxStrides).view(out),
     );
+    if (mode === MODES.error) settle(t.device, op);
   });
 }
 
@@ -157,6 +158,7 @@ export function scatter(
       op,
       (b) => b.push(index.ndim).pad8(index.shape, 1).push(a, axisSize(t, a), m, r).view(out).view(index).view(s, srcStrides),
     );
+    if (m === MODES.error) settle(t.device, op);
   });
 }
 
@@ -201,6 +203,7 @@ function runIndexKernel(
     indices.forEach((x, i) => b.view(x, p.idxStrides[i]));
     b.view(vals, valStrides.slice(0, br)).pad8(valStrides.slice(br), 0);
   });
+  if (mode === MODES.error) settle(t.device, op);
 }
 
 export function indexPut(t: Tensor, indices: readonly Tensor[], values: TensorLike, accumulate = false, mode: IndexMode = "error"): Tensor {

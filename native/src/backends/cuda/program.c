@@ -265,6 +265,7 @@ int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t 
                     "index_put, index_get, nonzero, masked_select or philox)", kind);
   if (len == 0 && k != K_MATMUL) /* matmul may rely on cuBLAS alone */
     return pt_error(PT_EINVAL, "cuda: a %s program needs CUDA C source defining pt_main; got none", kind);
+  if (len > 0 && src[len - 1] == 0) len--; /* renderers may NUL-terminate their text */
   if (len > 0 && memchr(src, 0, len)) return pt_error(PT_EINVAL, "cuda: the %s program's source contains a NUL byte", kind);
   cuda_prog *p = calloc(1, sizeof *p);
   char *text = malloc(len + 1), arch[40];

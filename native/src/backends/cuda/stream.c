@@ -154,8 +154,10 @@ static int report(const long long w[4], uint32_t launched) {
   switch (w[0]) {
   case PT_KERR_INDEX:
     return pt_error(PT_EKERNEL, "%s: index %lld is out of range for axis %lld of size %lld", names, w[1], w[2], w[3]);
-  case PT_KERR_INT_DIV: return pt_error(PT_EKERNEL, "%s: integer division or modulo by zero", names);
-  case PT_KERR_INT_POW: return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent", names);
+  case PT_KERR_INT_DIV: /* details: element, 0 division / 1 modulo (the renderer's convention) */
+    return pt_error(PT_EKERNEL, "%s: integer %s by zero at element %lld", names, w[2] ? "modulo" : "division", w[1]);
+  case PT_KERR_INT_POW:
+    return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent at element %lld", names, w[1]);
   case PT_KERR_COUNT:
     return pt_error(PT_EKERNEL, "%s: found %lld nonzero elements but the output was sized for %lld", names, w[2], w[1]);
   default:
