@@ -4,6 +4,8 @@
 source "$(dirname "$0")/env.sh"
 echo "== deno check" >&2
 "$DENO" check mod.ts examples/ test/ bench/ >&2
+echo "== neutrality check (DESIGN.md section 2)" >&2
+"$DENO" run --allow-read tools/check_neutral.ts
 echo "== deno lint" >&2
 "$DENO" lint >&2
 echo "== deno fmt --check" >&2

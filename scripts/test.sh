@@ -40,7 +40,7 @@ run() { # run RUNNER NAME FILES...
   echo "== $runner test $*" >&2
   set +e
   if [ "$runner" = deno ]; then
-    "$DENO" test --allow-all --v8-flags=--expose-gc "$@" 2>&1 | tee "$log/$name.txt"
+    "$DENO" test --allow-all --v8-flags=--expose-gc ${PT_DENO_FLAGS:-} "$@" 2>&1 | tee "$log/$name.txt"
   else
     "$BUN" test --timeout 120000 "$@" 2>&1 | tee "$log/$name.txt"
   fi
