@@ -121,3 +121,32 @@ test("cumsum and cumprod along each axis", () => {
   assert.equal(c.dtype, "int64");
   assert.deepEqual(a.T.cumsum(1).toList(), [[1, 5], [2, 7], [3, 9]]);
 });
+
+test("whole-tensor reductions of many elements (two-stage, with a ragged tail) match JS", () => {
+  const n = 65536 * 3 + 17;
+  const r = rng(21);
+  const vals = new Float32Array(n);
+  for (let i = 0; i < n; i++) vals[i] = r() < 0.3 ? 0 : Math.fround(r() * 2 - 1);
+  using t = pt.tensor(vals).reshape(n);
+  let s = 0, mx = -Infinity, mn = Infinity, nz = 0;
+  for (const v of vals) {
+    s += v;
+    mx = Math.max(mx, v);
+    mn = Math.min(mn, v);
+    if (v !== 0) nz++;
+  }
+  assertClose([t.sum().item()], [s], 1e-5, 1e-4, "sum");
+  assertClose([t.mean().item()], [s / n], 1e-5, 1e-8, "mean");
+  assert.equal(t.max().item(), mx);
+  assert.equal(t.min().item(), mn);
+  assert.equal(t.countNonzero().item(), nz);
+  assert.equal(t.any().item(), 1);
+  assert.equal(t.all().item(), 0);
+  using ints = pt.ones([n], { dtype: "int32" });
+  assert.equal(ints.sum().item(), n);
+  using kept = t.narrow(0, 0, 65536 * 3).reshape(3, 65536).sum(undefined, true);
+  assert.deepEqual(kept.shape, [1, 1]);
+  assertClose([kept.item()], [vals.subarray(0, 65536 * 3).reduce((a, b) => a + b, 0)], 1e-5, 1e-4, "keepdim sum");
+  using withNan = t.clone().indexPut([pt.tensor([n - 1], { dtype: "int32" })], NaN);
+  assert.ok(Number.isNaN(withNan.max().item()));
+});

@@ -8,6 +8,8 @@ import { runTemplate } from "../kernels/launch.ts";
 import { DEFAULT_FLOAT, type DType, isFloat } from "./dtype.ts";
 import { contiguousStrides, fmtShape, normalizeAxes, normalizeAxis, numel } from "./shape.ts";
 import { allocTensor, type Tensor } from "./tensor.ts";
+import { cat, narrow, reshape } from "./movement.ts";
+import { binary, cast } from "./elementwise.ts";
 
 const REDUCE_OPS = {
   sum: 0,
@@ -58,7 +60,21 @@ export function reduce(op: ReduceOp, t: Tensor, axis: number | readonly number[]
   }
   if (!Number.isFinite(correction)) throw new TensorError(op, `correction must be a finite number, got ${correction}`);
   const outShape = keepdim ? t.shape.map((d, i) => (axes.includes(i) ? 1 : d)) : outer;
-  const out = allocTensor(t.device, reduceDType(op, t.dtype), outShape, op);
+  if (outerAxes.length === 0 && t.numel >= SPLIT_MIN && op in SPLIT) return splitReduce(op, t, outShape);
+  return launchReduce(op, t, axes, outerAxes, outShape, reduceDType(op, t.dtype), correction);
+}
+
+function launchReduce(
+  op: ReduceOp,
+  t: Tensor,
+  axes: readonly number[],
+  outerAxes: readonly number[],
+  outShape: readonly number[],
+  dtype: DType,
+  correction = 1,
+): Tensor {
+  const inner = axes.map((a) => t.shape[a]), outer = outerAxes.map((a) => t.shape[a]);
+  const out = allocTensor(t.device, dtype, outShape, op);
   if (out.numel === 0) return out;
   try {
     runTemplate(
@@ -75,6 +91,44 @@ export function reduce(op: ReduceOp, t: Tensor, axis: number | readonly number[]
     throw e;
   }
   return out;
+}
+
+/**
+ * A whole-tensor reduction of many elements runs in two stages: `chunks` rows of partial
+ * results (so every compute unit of the device has rows to work on), then one row over the
+ * partials. Every device uses the same decomposition, so backends still agree; partial
+ * sums of floats are kept in float64.
+ */
+const SPLIT_MIN = 1 << 16;
+const SPLIT: Partial<Record<ReduceOp, { partial: ReduceOp; combine: ReduceOp }>> = {
+  sum: { partial: "sum", combine: "sum" },
+  mean: { partial: "sum", combine: "sum" },
+  prod: { partial: "prod", combine: "prod" },
+  max: { partial: "max", combine: "max" },
+  min: { partial: "min", combine: "min" },
+  any: { partial: "any", combine: "any" },
+  all: { partial: "all", combine: "all" },
+  countNonzero: { partial: "countNonzero", combine: "sum" },
+};
+
+function splitReduce(op: ReduceOp, t: Tensor, outShape: readonly number[]): Tensor {
+  const { partial, combine } = SPLIT[op]!;
+  const n = t.numel;
+  const chunks = Math.min(1024, Math.max(2, t.device.info.computeUnits * 8));
+  const m = Math.floor(n / chunks), tail = n - chunks * m;
+  const partialType: DType = partial === "sum" || partial === "prod" ? (isFloat(t.dtype) ? "float64" : "int64") : reduceDType(partial, t.dtype);
+  using flat = reshape(t, [n]);
+  using body = narrow(flat, 0, 0, chunks * m);
+  using rows = reshape(body, [chunks, m]);
+  using parts = launchReduce(partial, rows, [1], [0], [chunks], partialType);
+  using rest = tail > 0 ? narrow(flat, 0, chunks * m, tail) : undefined;
+  using restPart = rest ? launchReduce(partial, rest, [0], [], [1], partialType) : undefined;
+  using all = restPart ? cat([parts, restPart]) : undefined;
+  const list = all ?? parts;
+  if (op !== "mean") return launchReduce(combine, list, [0], [], outShape, reduceDType(op, t.dtype));
+  using total = launchReduce("sum", list, [0], [], outShape, partialType);
+  using avg = binary("div", total, n);
+  return cast(avg, reduceDType(op, t.dtype));
 }
 
 export function scan(op: "cumsum" | "cumprod", t: Tensor, axis: number): Tensor {
