@@ -116,7 +116,9 @@ function splitReduce(op: ReduceOp, t: Tensor, outShape: readonly number[]): Tens
   const n = t.numel;
   const chunks = Math.min(1024, Math.max(2, t.device.info.computeUnits * 8));
   const m = Math.floor(n / chunks), tail = n - chunks * m;
-  const partialType: DType = partial === "sum" || partial === "prod" ? (isFloat(t.dtype) ? "float64" : "int64") : reduceDType(partial, t.dtype);
+  const partialType: DType = partial === "sum" || partial === "prod"
+    ? (isFloat(t.dtype) ? "float64" : "int64")
+    : reduceDType(partial, t.dtype);
   using flat = reshape(t, [n]);
   using body = narrow(flat, 0, 0, chunks * m);
   using rows = reshape(body, [chunks, m]);
