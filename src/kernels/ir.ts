@@ -58,6 +58,24 @@ export const BINARY = {
 } as const;
 
 export type UnaryOp = keyof typeof UNARY;
+
+/** Unary ops without an integer meaning: the front end computes them in a float dtype. */
+export const FLOAT_ONLY_UNARY: ReadonlySet<UnaryOp> = new Set<UnaryOp>([
+  "reciprocal",
+  "exp",
+  "exp2",
+  "log",
+  "log2",
+  "log1p",
+  "sqrt",
+  "rsqrt",
+  "sin",
+  "cos",
+  "tan",
+  "tanh",
+  "sigmoid",
+  "gelu",
+]);
 export type BinaryOp = keyof typeof BINARY;
 
 /** An expression node; `dtype` is the dtype of the value it produces. */

@@ -6,7 +6,7 @@
 import { TensorError, withOp } from "../runtime/errors.ts";
 import type { Device } from "../runtime/device.ts";
 import { runElementwise, settle } from "../kernels/launch.ts";
-import type { BinaryOp, Expr, UnaryOp } from "../kernels/ir.ts";
+import { type BinaryOp, type Expr, FLOAT_ONLY_UNARY, type UnaryOp } from "../kernels/ir.ts";
 import { checkDType, DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
 import { broadcastShapes, broadcastStrides, fmtShape } from "./shape.ts";
 import { allocTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
@@ -115,22 +115,6 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   return result;
 }
 
-const FLOAT_ONLY = new Set<UnaryOp>([
-  "exp",
-  "exp2",
-  "log",
-  "log2",
-  "log1p",
-  "sqrt",
-  "rsqrt",
-  "sin",
-  "cos",
-  "tan",
-  "tanh",
-  "sigmoid",
-  "gelu",
-  "reciprocal",
-]);
 const ROUNDING = new Set<UnaryOp>(["floor", "ceil", "round", "trunc"]);
 const PREDICATE = new Set<UnaryOp>(["isnan", "isinf", "isfinite"]);
 
@@ -142,7 +126,7 @@ export function unary(op: UnaryOp, x: Tensor): Tensor {
     const ct = isFloat(x.dtype) ? x.dtype : DEFAULT_FLOAT;
     return k.run({ k: "unary", op, a: k.operand(x, ct), dtype: "bool" });
   }
-  if (FLOAT_ONLY.has(op)) {
+  if (FLOAT_ONLY_UNARY.has(op)) {
     const ct = isFloat(x.dtype) ? x.dtype : DEFAULT_FLOAT;
     return k.run({ k: "unary", op, a: k.operand(x, ct), dtype: ct });
   }

@@ -79,19 +79,8 @@ static __device__ __forceinline__ void pt_ew_st_f32(char *b, int dt, pt_i64 i, f
   default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
   }
 }
-/* An f64 register goes to f16/bf16 through f32, as the CPU backend does. */
-static __device__ __forceinline__ void pt_ew_st_f64(char *b, int dt, pt_i64 i, double v) {
-  switch (dt) {
-  case PT_F32: ((float *)b)[i] = (float)v; break;
-  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16((float)v); break;
-  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16((float)v); break;
-  case PT_F64: ((double *)b)[i] = v; break;
-  case PT_I32: ((int *)b)[i] = pt_f2i32(v); break;
-  case PT_I64: ((pt_i64 *)b)[i] = pt_f2i64(v); break;
-  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)pt_f2i64(v); break;
-  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
-  }
-}
+/* An f64 register is stored exactly as the preamble's pt_st_f64 stores any double. */
+#define pt_ew_st_f64 pt_st_f64
 static __device__ __forceinline__ void pt_ew_st_i32(char *b, int dt, pt_i64 i, int v) {
   switch (dt) {
   case PT_F32: ((float *)b)[i] = (float)v; break;
