@@ -54,7 +54,7 @@ const program = (kind: string, src: Uint8Array = new Uint8Array(0)) =>
   made(native.pt_program_create(dev, enc.encode(kind), enc.encode(kind).length, src, src.length), `pt_program_create(${kind})`);
 const freeProgram = (p: number) => (assert.equal(native.pt_program_free(p), 0, lastError()), live.delete(p));
 
-/** Bytecode of out = in0 + const0 in f32 (kernels.h): LOAD, CONST, ADD, STORE. */
+/** Bytecode of out = in0 + const0 in f32 (native/src/core/blocks.h): LOAD, CONST, ADD, STORE. */
 function addBytecode(): Uint8Array {
   const words = Int32Array.from([0x50540001, 1, 3, 4, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 50, 0, 2, 0, 1, 0, 90, 0, 0, 2, 0, 0]);
   return new Uint8Array(words.buffer);
@@ -251,7 +251,7 @@ test("one-slot mutations of valid ew and reduce blocks fail cleanly or run in bo
   const ew = program("ew", addBytecode()), red = program("reduce");
   const values = Float32Array.from({ length: 16 }, (_, i) => i + 1);
   const view = (b: number, strides: number[]) => [b, 0, 0, ...strides, ...Array(8 - strides.length).fill(0)];
-  // sum over inner dims [4, 4] of buf (strides 4, 1) into other[0] (kernels.h "reduce").
+  // sum over inner dims [4, 4] of buf (strides 4, 1) into other[0] (blocks.h "reduce").
   const pad8 = (xs: number[], fill: number) => [...xs, ...Array(8 - xs.length).fill(fill)];
   const reduceBlock = [2, buf, other, 0, 0, 0, ...pad8([], 1), 2, ...pad8([4, 4], 1), ...view(0, []), ...pad8([4, 1], 0), ...view(1, [])];
   const ewValid = [...ewBlock(buf, 16, 2, [1])].map((v, i) => (i === 1 ? buf : v));

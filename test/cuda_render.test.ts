@@ -113,7 +113,7 @@ test("cuda: sources carry params.h's pt_params struct verbatim", () => {
   }
 });
 
-test("cuda: every template kind of kernels.h renders a pt_main", () => {
+test("cuda: every template kind of blocks.h renders a pt_main", () => {
   const kinds = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
   assert.deepEqual(Object.keys(CUDA_TEMPLATES).sort(), [...kinds].sort());
   for (const kind of kinds) {

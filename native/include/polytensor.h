@@ -106,6 +106,10 @@ PT_API int32_t pt_launch(int32_t queue, int32_t program, const double *args, int
 PT_API int32_t pt_queue_create(int32_t device);
 PT_API int32_t pt_queue_free(int32_t queue);
 PT_API int32_t pt_queue_wait_fence(int32_t queue, int32_t fence); /* on the device, not the host */
+/* Submits work a batching device has recorded but not submitted; never waits. Devices with
+ * capability "batched_submit" need it at the end of a task, so the GPU never idles while
+ * the script does something else; elsewhere it does nothing. Syncs and reads flush too. */
+PT_API int32_t pt_queue_flush(int32_t queue);
 PT_API int32_t pt_fence_record(int32_t queue);
 PT_API int32_t pt_fence_query(int32_t fence); /* 1 passed, 0 pending, < 0 the failure */
 PT_API int32_t pt_fence_wait(int32_t fence);

@@ -42,6 +42,7 @@ export const symbols = {
   pt_program_free: fn(["i32"], "i32"),
   pt_launch: fn(["i32", "i32", "buf", "i32"], "i32"),
   pt_queue_create: fn(["i32"], "i32"),
+  pt_queue_flush: fn(["i32"], "i32"),
   pt_queue_free: fn(["i32"], "i32"),
   pt_queue_wait_fence: fn(["i32", "i32"], "i32"),
   pt_fence_record: fn(["i32"], "i32"),

@@ -1,6 +1,6 @@
 /**
  * Argument blocks for pt_launch: [nbuf, buffer handles..., kind-specific slots]. Layouts
- * are kernels.h's; a VIEW is [buffer index, dtype code, offset, stride x 8]. Blocks are
+ * are blocks.h's; a VIEW is [buffer index, dtype code, offset, stride x 8]. Blocks are
  * written into one reused Float64Array because a launch is a synchronous call and the
  * shim keeps no pointer into it afterwards; a block built while another is open (never
  * the case today) gets its own storage.

@@ -2,7 +2,7 @@
  * The CUDA renderer: kernel IR and templates as CUDA C for NVRTC, following the contract of
  * native/src/backends/cuda/params.h. Every program defines
  *     extern "C" __global__ void pt_main(const pt_params p)
- * and reads the same argument blocks as the CPU kernels (kernels.h), with the same
+ * and reads the same argument blocks as the CPU kernels (native/src/core/blocks.h), with the same
  * results: conversions, integer wrap, floor division, NaN rules, Philox mapping.
  *
  * Elementwise programs are rendered from the expression's bytecode (ir.ts), so the key is
@@ -29,7 +29,7 @@ import { MATMUL, PHILOX } from "./cuda/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
 
-/** Template kinds (kernels.h) and their pt_main, after the preamble. */
+/** Template kinds (blocks.h) and their pt_main, after the preamble. */
 export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   reduce: REDUCE,
   scan: SCAN,

@@ -2,7 +2,7 @@
  * Kernel IR for elementwise work: an expression tree over strided inputs, constants and
  * the output index. Each backend's renderer turns a tree into its own program; the tree's
  * structure (not its sizes or constant values) is the program's cache key, so one compiled
- * program serves every shape and value. Op codes match kernels.h's bytecode.
+ * program serves every shape and value. Op codes match blocks.h's bytecode.
  */
 import { type DType, DTYPES } from "../tensor/dtype.ts";
 
@@ -92,7 +92,7 @@ const OP_LOAD = 0, OP_CONST = 1, OP_INDEX = 2, OP_CAST = 3, OP_WHERE = 80, OP_ST
 const MAX_REGS = 32;
 
 /**
- * Encodes a tree as kernels.h bytecode. A register is reused once its reader ran, but never
+ * Encodes a tree as blocks.h bytecode. A register is reused once its reader ran, but never
  * as that reader's own destination, so kernels may treat operands as non-aliasing.
  */
 export function encodeBytecode(root: Expr, ninputs: number): Int32Array {

@@ -40,6 +40,7 @@ function rendererFor(device: Device): Renderer {
 function launch(device: Device, program: number, block: ArgBlock, op: string): void {
   const args = block.finish();
   check(native.pt_launch(device.queue, program, args, args.length), op);
+  device.queued();
 }
 
 /** Compiled programs by expression structure, per device: a hit skips rendering. */

@@ -101,6 +101,8 @@ export class Device {
   #queue = 0;
   #programs = new Map<string, number>();
   #backendIndex: number;
+  #batched = false;
+  #flushPending = false;
 
   constructor(info: DeviceInfo, backendIdx: number) {
     this.info = info;
@@ -119,6 +121,7 @@ export class Device {
       this.#handle = check(native.pt_device_open(this.#backendIndex, this.index), `open ${this.id}`);
       this.#queue = check(native.pt_device_queue(this.#handle), `open ${this.id}`);
       openDevices.add(this);
+      this.#batched = this.has("batched_submit");
     }
     return this.#handle;
   }
@@ -142,6 +145,22 @@ export class Device {
     }
     return p;
   }
+
+  /**
+   * Called after work is queued. A device that records launches into batches submits them
+   * at the end of the current task, so the GPU never waits on a script busy elsewhere; a
+   * failed submit stays with the queue and is reported by its next sync or read.
+   */
+  queued(): void {
+    if (!this.#batched || this.#flushPending) return;
+    this.#flushPending = true;
+    queueMicrotask(this.#flush);
+  }
+
+  #flush = (): void => {
+    this.#flushPending = false;
+    if (this.#queue !== 0) native.pt_queue_flush(this.#queue);
+  };
 
   has(capability: string): boolean {
     const c = utf8(capability);

@@ -1,6 +1,6 @@
 /**
  * Indexing ops over the native templates "gather", "scatter", "index_put", "index_get",
- * "nonzero" and "masked_select" (block layouts: native/src/backends/cpu/kernels.h).
+ * "nonzero" and "masked_select" (block layouts: native/src/core/blocks.h).
  * Index tensors are int32 or int64; the kernels normalize each index as int64 by the mode
  * (error: negative counts from the end, outside [-size, size) fails; clamp; wrap).
  * Writes are out of place: the input is cloned and the template writes into the clone.

@@ -1,6 +1,6 @@
 /**
  * matmul and dot with torch.matmul's shape rules over the native "matmul" template
- * (kernels.h). 1-D operands are promoted by a virtual unsqueeze (a stride, not a view) and
+ * (native/src/core/blocks.h). 1-D operands are promoted by a virtual unsqueeze (a stride, not a view) and
  * the added dim is dropped from the result; batch dims broadcast by giving the template
  * zero strides. The kernel computes in f32, f64, i32 or i64: float16/bfloat16 operands
  * run in float32 and uint8 in int32, and the result is cast back to the promoted dtype.

@@ -1,5 +1,5 @@
 /**
- * Random tensors from the native "philox" template (kernels.h): element i of a call is
+ * Random tensors from the native "philox" template (native/src/core/blocks.h): element i of a call is
  * Philox4x32-10 of counter (offset + i) under key (seed lo, seed hi), so a given seed and
  * sequence of calls gives the same numbers on every backend and thread count.
  * One generator per process: { seed, offset }. Each call draws counters offset ..

@@ -1,5 +1,5 @@
 /**
- * sort / argsort / topk over the native "sort" template (kernels.h): one stable sort per
+ * sort / argsort / topk over the native "sort" template (native/src/core/blocks.h): one stable sort per
  * row along `axis`, the outer dims being every other dim. NaN sorts above every number
  * (last ascending, first descending), as in PyTorch. Indices are int64.
  */

@@ -71,6 +71,7 @@ export function upload(device: Device, dtype: DType, shape: readonly number[], v
   if (values.byteLength > 0) {
     try {
       check(native.pt_buffer_write(device.queue, t.buf, 0, values, values.byteLength), op);
+      device.queued();
     } catch (e) {
       t.dispose();
       throw e;

@@ -186,6 +186,18 @@ PT_API int32_t pt_queue_wait_fence(int32_t queue, int32_t fence) {
   return st;
 }
 
+PT_API int32_t pt_queue_flush(int32_t queue) {
+  pt_lock();
+  pt_queue *q;
+  int st = pt_handle_get(queue, PT_KIND_QUEUE, (void **)&q);
+  if (st == PT_OK && q->o.dev->drv->flush) {
+    pt_dev *d = q->o.dev;
+    if ((st = d->drv->flush(d->ctx, q->q)) != PT_OK) st = pt_error_prefix(st, "pt_queue_flush on %s device %d", d->drv->name, d->index);
+  }
+  pt_unlock();
+  return st;
+}
+
 PT_API int32_t pt_fence_record(int32_t queue) {
   pt_fence *f = calloc(1, sizeof *f);
   if (!f) return pt_error(PT_EOOM, "pt_fence_record: out of host memory");

@@ -1,5 +1,5 @@
 /**
- * Elementwise programs: kernels.h's bytecode rendered as one straight-line CUDA function
+ * Elementwise programs: blocks.h's bytecode rendered as one straight-line CUDA function
  * body per element. The source is made from the bytecode (the same words the CPU backend
  * interprets), so both backends run the same instruction list with the same types: a
  * register becomes a fresh local per instruction, LOAD/STORE convert through the view's

@@ -4,7 +4,7 @@
 
 /**
  * philox: element i is Philox4x32-10 of counter (lo32(offset+i), hi32(offset+i), 0, 0)
- * and key (seed lo, seed hi), mapped exactly as kernels.h says, so every backend draws
+ * and key (seed lo, seed hi), mapped exactly as blocks.h says, so every backend draws
  * the same numbers. a + u*(b-a) rounds twice, as written, never as one fma.
  */
 export const PHILOX = String.raw`

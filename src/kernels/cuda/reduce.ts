@@ -1,6 +1,6 @@
 /**
  * reduce and scan (ROW launches: one block of 256 threads per output row, rows
- * blockIdx.x, +gridDim.x, ...). Blocks and rules are kernels.h's; the CPU versions are
+ * blockIdx.x, +gridDim.x, ...). Blocks and rules are blocks.h's; the CPU versions are
  * reduce.c / reduce_ops.h and scan.c.
  */
 

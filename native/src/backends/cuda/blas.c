@@ -34,7 +34,7 @@ static int layout(int64_t R, int64_t C, int64_t rs, int64_t cs, mat *m) {
 }
 
 /* The one stride that steps through all batches in row-major order, if there is one. */
-static int uniform(const cuda_mm *mm, int i, int64_t *stride) {
+static int uniform(const pt_matmul_plan *mm, int i, int64_t *stride) {
   int64_t s = 0, expect = 0;
   int first = 1;
   for (int d = mm->brank - 1; d >= 0; d--) {
@@ -48,7 +48,7 @@ static int uniform(const cuda_mm *mm, int i, int64_t *stride) {
   return s >= 0;
 }
 
-static int64_t batch_offset(const cuda_mm *mm, int i, int64_t b) {
+static int64_t batch_offset(const pt_matmul_plan *mm, int i, int64_t b) {
   int64_t off = 0;
   for (int d = mm->brank - 1; d >= 0; d--) {
     off += (b % mm->bshape[d]) * mm->bstride[i][d];
@@ -75,7 +75,7 @@ static int handle(cuda_ctx *c) {
   return c->blas_state;
 }
 
-int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const cuda_mm *mm, const pt_mem_ref *bufs) {
+int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, const pt_mem_ref *bufs) {
   const char *off_switch = getenv("PT_CUDA_BLAS"); /* "0": always the program's kernel (for testing it) */
   if ((mm->dtype != PT_F32 && mm->dtype != PT_F64) || (off_switch && strcmp(off_switch, "0") == 0)) return 1;
   /* K = 0 must write zeros, which a GEMM with k = 0 need not do; sizes must fit int. */

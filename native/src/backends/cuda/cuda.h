@@ -17,12 +17,9 @@
 #include "sync.h"
 #include "lib.h"
 #include "params.h"
+#include "blocks.h"
 
 #define PT_CUDA_BLOCK 256 /* threads per block, for every kind (params.h) */
-
-/* Program kinds, in kernels.h's order; grid.c maps names to these. */
-enum { K_EW, K_REDUCE, K_SCAN, K_MATMUL, K_SORT, K_GATHER, K_SCATTER, K_INDEX_PUT, K_INDEX_GET, K_NONZERO,
-       K_MASKED_SELECT, K_PHILOX, K_COUNT };
 
 typedef struct {
   int index;
@@ -43,14 +40,6 @@ typedef struct {
 typedef struct { CUstream s; } cuda_queue;
 typedef struct { CUevent ev; int status; char *msg; } cuda_fence; /* status: a failure seen once sticks */
 typedef struct { int kind; CUmodule mod; CUfunction fn; } cuda_prog;
-
-/* The parsed matmul block (grid.c) that the cuBLAS path (blas.c) reads. */
-typedef struct {
-  int brank, dtype;
-  int64_t bshape[8], M, N, K, batch;
-  int64_t off[3], bstride[3][8], rs[3], cs[3]; /* A, B, C: element offset, batch strides, row/col stride */
-  int buf[3];
-} cuda_mm;
 
 /* cuda.c */
 int cu_fail(cuda_ctx *c, const char *fn, CUresult r);
@@ -80,21 +69,15 @@ int cuda_check_word(cuda_ctx *c);
 int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **prog);
 void cuda_program_free(void *ctx, void *prog);
 
-/* grid.c: kinds, launch shapes, argument checks */
-int cuda_kind(const char *name); /* K_* or -1 */
-const char *cuda_kind_name(int kind);
-/* Checks the block (sizes, views against their buffers) and sets *grid (0 = no work). */
+/* grid.c: launch shapes. Checks the block (blocks.h) and sets *grid (0 = no work). */
 int cuda_plan(const cuda_ctx *c, int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, unsigned *grid,
-              cuda_mm *mm);
-
-/* views.c: per-kind validation of the argument block against the buffers */
-int cuda_check_views(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, cuda_mm *mm);
+              pt_matmul_plan *mm);
 
 /* launch.c */
 int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs);
 
 /* blas.c: PT_OK when cuBLAS ran the product, 1 when it cannot (the kernel runs), or an error. */
-int cuda_blas_matmul(cuda_ctx *c, CUstream s, const cuda_mm *mm, const pt_mem_ref *bufs);
+int cuda_blas_matmul(cuda_ctx *c, CUstream s, const pt_matmul_plan *mm, const pt_mem_ref *bufs);
 void cuda_blas_shutdown(cuda_ctx *c);
 
 #endif

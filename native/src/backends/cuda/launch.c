@@ -15,19 +15,19 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   cuda_queue *q = queue;
   cuda_prog *p = prog;
   unsigned grid = 0;
-  cuda_mm mm;
+  pt_matmul_plan mm;
   memset(&mm, 0, sizeof mm);
   int st = cuda_plan(c, p->kind, bufs, nbuf, args, nargs, &grid, &mm);
   if (st != PT_OK) return st;
   if ((st = cu_enter(c)) != PT_OK) return st;
-  if (p->kind == K_MATMUL) {
+  if (p->kind == PT_K_MATMUL) {
     if (mm.batch == 0 || mm.M == 0 || mm.N == 0) return PT_OK;
     if ((st = cuda_blas_matmul(c, q->s, &mm, bufs)) <= 0) return st; /* done, or failed; 1: the kernel's turn */
   }
   if (grid == 0) return PT_OK; /* no work: nothing to launch */
   if (!p->fn)
     return pt_error(PT_EUNSUPPORTED, "cuda: this %s program has no kernel (it was made from empty source) and cuBLAS cannot "
-                    "run this product (dtype %d, or strides without a unit dim, or cuBLAS is missing)", cuda_kind_name(p->kind), mm.dtype);
+                    "run this product (dtype %d, or strides without a unit dim, or cuBLAS is missing)", pt_program_kind_name(p->kind), mm.dtype);
 
   pt_params params;
   memset(&params, 0, sizeof params);

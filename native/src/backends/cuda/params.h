@@ -5,7 +5,7 @@
  *     extern "C" __global__ void pt_main(const pt_params p)
  * with the struct below copied verbatim (the renderer emits the same text). The driver
  * fills buf[] with the device pointers of the resolved buffers (in the order of
- * pt_launch's handle list), a[] with the kind-specific argument block of kernels.h (the
+ * pt_launch's handle list), a[] with the kind-specific argument block of core/blocks.h (the
  * same layouts as the CPU backend), and err with a device pointer to this context's error
  * word block. Kernels use grid-stride loops: the grid comes from the driver's per-kind
  * work estimate (grid.c) and is never assumed. A kernel that meets bad data (an index out
@@ -44,7 +44,7 @@ typedef struct {
  *     outer shape; a block owns rows blockIdx.x, +gridDim.x, ... and its 256 threads
  *     cooperate on one row (shared-memory reduction / scan / sort).
  *   SERIAL (scatter, index_put, nonzero, masked_select): block 256,
- *     grid 1; kernels keep kernels.h's row-major write order (last writer wins) by
+ *     grid 1; kernels keep blocks.h's row-major write order (last writer wins) by
  *     having thread 0 do ordered writes, or by a block-wide ordered scan for compaction.
  *   matmul uses cuBLAS (opened at run time) when every batch matrix has a unit stride in
  *   one dim; otherwise the program's own kernel runs as ELEMENT over M*N*batch outputs.

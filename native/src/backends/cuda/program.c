@@ -1,12 +1,9 @@
-/* program.c: CUDA C source -> NVRTC -> module -> pt_main, with memory and disk caches.
+/* program.c: CUDA C source -> NVRTC -> module -> pt_main, through the core's program cache.
  *
- * Ownership and ordering. A program owns its module; the kind (an index into grid.c's
- * table, so its name) stays with it because launch shapes and error reports depend on it.
- * Compiled images are cached by a 64-bit FNV-1a hash of (source, target arch, NVRTC
- * version, driver version, options): in memory for the process (images outlive contexts,
- * so a reopen compiles nothing) and on disk as <hash>.cubin, written to a temporary file
- * and renamed, so readers never see half a file. A disk entry carries its key, length and
- * checksum; one that is short, corrupt or fails to load is ignored and rebuilt. Compiles
+ * Ownership and ordering. A program owns its module; the kind (blocks.h's PT_K_*) stays
+ * with it because launch shapes and error reports depend on it. Compiled images are cached
+ * (core program_cache.c) by a hash of (source, target arch, NVRTC version, driver version,
+ * options), in memory and on disk as <hash>.cubin; an entry that fails to load is rebuilt. Compiles
  * are serialised (compile_lock): NVRTC's thread safety varies by version, and the cost
  * is paid once per program.
  */
@@ -16,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cuda.h"
+#include "program_cache.h"
+
+static pt_mutex compile_lock = PT_MUTEX_INIT;
 #ifdef _WIN32
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -26,134 +26,8 @@
 #endif
 
 #define LOG_EXCERPT 640           /* the core's message buffer is 1 KB; the full log goes to disk */
-#define MEM_CACHE_CAP (64u << 20) /* bytes of images kept in memory */
-#define DISK_MAX (256u << 20)
 
 static const char *const options[] = {"-default-device", "--std=c++17", "-fmad=false"}; /* no contraction: match the CPU */
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ULL;
-  return h;
-}
-#define FNV0 0xcbf29ce484222325ULL
-
-/* ---- memory cache --------------------------------------------------------------------- */
-
-typedef struct image { uint64_t key; size_t n; struct image *next; unsigned char data[]; } image;
-static pt_mutex cache_lock = PT_MUTEX_INIT, compile_lock = PT_MUTEX_INIT;
-static image *table[256];
-static size_t table_bytes;
-
-static unsigned char *mem_get(uint64_t key, size_t *n) { /* returns a malloc'd copy */
-  unsigned char *out = NULL;
-  pt_mutex_lock(&cache_lock);
-  for (image *e = table[key & 255]; e; e = e->next)
-    if (e->key == key && (out = malloc(e->n))) { memcpy(out, e->data, e->n); *n = e->n; break; }
-  pt_mutex_unlock(&cache_lock);
-  return out;
-}
-
-static void mem_put(uint64_t key, const unsigned char *data, size_t n) {
-  pt_mutex_lock(&cache_lock);
-  image *e = NULL;
-  for (e = table[key & 255]; e && e->key != key; e = e->next) {}
-  if (!e && table_bytes + n <= MEM_CACHE_CAP && (e = malloc(sizeof *e + n))) {
-    e->key = key;
-    e->n = n;
-    memcpy(e->data, data, n);
-    e->next = table[key & 255];
-    table[key & 255] = e;
-    table_bytes += n;
-  }
-  pt_mutex_unlock(&cache_lock);
-}
-
-/* ---- disk cache ----------------------------------------------------------------------- */
-
-typedef struct { char magic[8]; uint64_t key, n, sum; } file_head;
-
-static int cache_dir(char *out, size_t cap) {
-  const char *v;
-#ifdef _WIN32
-  const char *sep = "\\";
-#else
-  const char *sep = "/";
-#endif
-  int w = -1;
-  if ((v = getenv("PT_CACHE_DIR")) && *v) w = snprintf(out, cap, "%s", v);
-#ifdef _WIN32
-  else if ((v = getenv("LOCALAPPDATA")) && *v) w = snprintf(out, cap, "%s%spolytensor", v, sep);
-#else
-  else if ((v = getenv("XDG_CACHE_HOME")) && *v) w = snprintf(out, cap, "%s%spolytensor", v, sep);
-  else if ((v = getenv("HOME")) && *v) w = snprintf(out, cap, "%s%s.cache%spolytensor", v, sep, sep);
-#endif
-  if (w <= 0 || (size_t)w >= cap) return 0;
-  for (char *p = out + 1; *p; p++) { /* mkdir -p; failures show up when the file is written */
-    if (*p != '/' && *p != '\\') continue;
-    char keep = *p;
-    *p = 0;
-#ifdef _WIN32
-    _mkdir(out);
-#else
-    mkdir(out, 0755);
-#endif
-    *p = keep;
-  }
-#ifdef _WIN32
-  _mkdir(out);
-#else
-  mkdir(out, 0755);
-#endif
-  return 1;
-}
-
-static int entry_path(char *out, size_t cap, uint64_t key, const char *suffix) {
-  char dir[700];
-  if (!cache_dir(dir, sizeof dir)) return 0;
-  int w = snprintf(out, cap, "%s/%016llx%s", dir, (unsigned long long)key, suffix);
-  return w > 0 && (size_t)w < cap;
-}
-
-static unsigned char *disk_get(uint64_t key, size_t *n) {
-  char path[800];
-  if (!entry_path(path, sizeof path, key, ".cubin")) return NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  file_head h;
-  unsigned char *data = NULL;
-  if (fread(&h, sizeof h, 1, f) == 1 && memcmp(h.magic, "PTCUBIN1", 8) == 0 && h.key == key && h.n > 0 && h.n <= DISK_MAX &&
-      (data = malloc((size_t)h.n)) && fread(data, 1, (size_t)h.n, f) == h.n && fnv(FNV0, data, (size_t)h.n) == h.sum) {
-    *n = (size_t)h.n;
-  } else {
-    free(data); /* short, corrupt or someone else's: rebuilt and rewritten */
-    data = NULL;
-  }
-  fclose(f);
-  return data;
-}
-
-static void disk_put(uint64_t key, const unsigned char *data, size_t n) {
-  static atomic_uint counter;
-  char path[800], tmp[840];
-  if (!entry_path(path, sizeof path, key, ".cubin")) return;
-#ifdef _WIN32
-  unsigned long pid = GetCurrentProcessId();
-#else
-  unsigned long pid = (unsigned long)getpid();
-#endif
-  snprintf(tmp, sizeof tmp, "%s.%lu.%u.tmp", path, pid, atomic_fetch_add(&counter, 1));
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return; /* no cache dir: every process compiles, nothing breaks */
-  file_head h = {{'P', 'T', 'C', 'U', 'B', 'I', 'N', '1'}, key, n, fnv(FNV0, data, n)};
-  int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, n, f) == n;
-  ok = fclose(f) == 0 && ok;
-#ifdef _WIN32
-  if (!ok || !MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING)) remove(tmp);
-#else
-  if (!ok || rename(tmp, path) != 0) remove(tmp);
-#endif
-}
 
 /* ---- NVRTC ---------------------------------------------------------------------------- */
 
@@ -181,10 +55,10 @@ static int pick_arch(const cuda_ctx *c, char *opt, size_t cap, int *cubin) {
 static const char *dump(uint64_t key, const char *src, const char *log, char *path, size_t cap) {
   char p[800];
   FILE *f;
-  if (!entry_path(p, sizeof p, key, "-failed.cu") || !(f = fopen(p, "wb"))) return "";
+  if (!pt_cache_path(p, sizeof p, key, "-failed.cu") || !(f = fopen(p, "wb"))) return "";
   fputs(src, f);
   fclose(f);
-  if (!entry_path(path, cap, key, "-failed.log") || !(f = fopen(path, "wb"))) return "";
+  if (!pt_cache_path(path, cap, key, "-failed.log") || !(f = fopen(path, "wb"))) return "";
   fputs(log, f);
   fclose(f);
   return path;
@@ -230,7 +104,7 @@ static int load(cuda_ctx *c, cuda_prog *p, const unsigned char *img, int *reject
   if (r != CUDA_SUCCESS) return cu_fail(c, "cuModuleLoadData", r);
   if ((r = cu.ModuleGetFunction(&p->fn, p->mod, "pt_main")) != CUDA_SUCCESS) {
     int st = r == CUDA_ERROR_NOT_FOUND
-                 ? pt_error(PT_EINVAL, "cuda: the %s program defines no extern \"C\" __global__ pt_main (params.h)", cuda_kind_name(p->kind))
+                 ? pt_error(PT_EINVAL, "cuda: the %s program defines no extern \"C\" __global__ pt_main (params.h)", pt_program_kind_name(p->kind))
                  : cu_fail(c, "cuModuleGetFunction", r);
     cu.ModuleUnload(p->mod);
     p->mod = NULL;
@@ -242,7 +116,7 @@ static int load(cuda_ctx *c, cuda_prog *p, const unsigned char *img, int *reject
     cu.ModuleUnload(p->mod);
     p->mod = NULL;
     return pt_error(PT_EINVAL, "cuda: the %s kernel can run at most %d threads a block (registers); launches use %d",
-                    cuda_kind_name(p->kind), threads, PT_CUDA_BLOCK);
+                    pt_program_kind_name(p->kind), threads, PT_CUDA_BLOCK);
   }
   return PT_OK;
 }
@@ -259,11 +133,11 @@ static int newer_hint(int st, const char *arch) {
 
 int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **out) {
   cuda_ctx *c = ctx;
-  int k = cuda_kind(kind), st, cubin = 0;
+  int k = pt_program_kind(kind), st, cubin = 0;
   if (k < 0)
     return pt_error(PT_EINVAL, "cuda: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
                     "index_put, index_get, nonzero, masked_select or philox)", kind);
-  if (len == 0 && k != K_MATMUL) /* matmul may rely on cuBLAS alone */
+  if (len == 0 && k != PT_K_MATMUL) /* matmul may rely on cuBLAS alone */
     return pt_error(PT_EINVAL, "cuda: a %s program needs CUDA C source defining pt_main; got none", kind);
   if (len > 0 && src[len - 1] == 0) len--; /* renderers may NUL-terminate their text */
   if (len > 0 && memchr(src, 0, len)) return pt_error(PT_EINVAL, "cuda: the %s program's source contains a NUL byte", kind);
@@ -277,20 +151,20 @@ int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t 
   if ((st = cu_enter(c)) != PT_OK || (st = nvrtc_load()) != PT_OK || (st = pick_arch(c, arch, sizeof arch, &cubin)) != PT_OK) goto fail;
 
   int vers[2] = {nvrtc_version(), cu_driver_version()};
-  uint64_t key = fnv(FNV0, "polytensor-cuda-1", 18);
-  key = fnv(key, arch, strlen(arch) + 1);
-  key = fnv(key, vers, sizeof vers);
-  for (size_t i = 0; i < sizeof options / sizeof *options; i++) key = fnv(key, options[i], strlen(options[i]) + 1);
-  key = fnv(key, text, len);
+  uint64_t key = pt_cache_hash(PT_CACHE_SEED, "polytensor-cuda-1", 18);
+  key = pt_cache_hash(key, arch, strlen(arch) + 1);
+  key = pt_cache_hash(key, vers, sizeof vers);
+  for (size_t i = 0; i < sizeof options / sizeof *options; i++) key = pt_cache_hash(key, options[i], strlen(options[i]) + 1);
+  key = pt_cache_hash(key, text, len);
 
   /* Only images that loaded go into the memory cache, so a bad disk entry is met once. */
   size_t n = 0;
-  unsigned char *img = mem_get(key, &n);
+  unsigned char *img = pt_cache_mem_get(key, &n);
   int from_disk = 0;
-  if (!img) from_disk = (img = disk_get(key, &n)) != NULL;
+  if (!img) from_disk = (img = pt_cache_disk_get(key, ".cubin", &n)) != NULL;
   int rejected = 0;
   if (img && load(c, p, img, &rejected) == PT_OK) {
-    if (from_disk) mem_put(key, img, n);
+    if (from_disk) pt_cache_mem_put(key, img, n);
   } else if (img) { /* stale or corrupt: build it again */
     free(img);
     img = NULL;
@@ -306,8 +180,8 @@ int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t 
       if (rejected && nvrtc_version() > cu_driver_version()) st = newer_hint(st, arch);
       goto fail;
     }
-    mem_put(key, img, n);
-    disk_put(key, img, n);
+    pt_cache_mem_put(key, img, n);
+    pt_cache_disk_put(key, ".cubin", img, n);
   }
   free(img);
   free(text);

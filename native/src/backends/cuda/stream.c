@@ -129,16 +129,14 @@ int cuda_sync(void *ctx, void *queue) {
 
 /* ---- the error word (params.h) ------------------------------------------------------ */
 
-static const char *const kind_text[K_COUNT] = {"ew", "reduce", "scan", "matmul", "sort", "gather", "scatter",
-                                               "index_put", "index_get", "nonzero", "masked_select", "philox"};
 
 /* Which kinds can write each PT_KERR_* code: with the kinds launched since the last
  * report, this names the culprit (the word itself does not say who wrote it). */
 static uint32_t writers(long long code) {
   switch (code) {
-  case PT_KERR_INDEX: return 1u << K_GATHER | 1u << K_SCATTER | 1u << K_INDEX_PUT | 1u << K_INDEX_GET;
-  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << K_EW;
-  case PT_KERR_COUNT: return 1u << K_NONZERO | 1u << K_MASKED_SELECT;
+  case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
+  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
+  case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
   default: return 0;
   }
 }
@@ -148,8 +146,8 @@ static int report(const long long w[4], uint32_t launched) {
   if (!who) who = launched;
   char names[128] = "";
   size_t len = 0;
-  for (int k = 0; k < K_COUNT && len < sizeof names - 16; k++)
-    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", kind_text[k]);
+  for (int k = 0; k < PT_K_COUNT && len < sizeof names - 16; k++)
+    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", pt_program_kind_name(k));
   if (!len) snprintf(names, sizeof names, "a kernel");
   switch (w[0]) {
   case PT_KERR_INDEX:

@@ -1,18 +1,18 @@
-/* views.c: checks a kernels.h argument block against its buffers before a CUDA launch.
+/* blocks.c: checks an argument block (blocks.h) against its buffers before a GPU launch.
  *
- * Ownership and ordering. Runs on the host in cuda_launch(), before anything is queued,
+ * Ownership and ordering. Runs on the host in a driver's launch, before anything is queued,
  * and reads only the block and the buffer sizes. A GPU kernel cannot return PT_EINVAL:
  * reading past a buffer there is an illegal address, which kills the whole context (a
  * sticky error). So every VIEW is checked here as the CPU backend checks it (lowest and
  * highest element touched, overflow-checked), with the CPU's wording, and the per-kind
- * work count that grid.c turns into a launch shape comes out of the same parse. What
+ * work count that a driver turns into a launch shape comes out of the same parse. What
  * only the data can tell (an index out of range, a count that differs) is the kernel's
  * to report through the error word.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "cuda.h"
+#include "blocks.h"
 
 #define RANK 8
 #define VS 11                       /* slots per VIEW */
@@ -258,7 +258,7 @@ static int ew_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, i
   return PT_OK;
 }
 
-static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, cuda_mm *mm) {
+static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, pt_matmul_plan *mm) {
   static const char *const names[3] = {"matmul: A", "matmul: B", "matmul: C"};
   view_t v[3];
   int st = need("matmul", na, 51);
@@ -289,21 +289,74 @@ static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int n
   return PT_OK;
 }
 
-int cuda_check_views(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, cuda_mm *mm) {
-  *work = 0;
+static const struct { const char *name; int shape; } kinds[PT_K_COUNT] = {
+    [PT_K_EW] = {"ew", PT_SHAPE_ELEMENT},
+    [PT_K_REDUCE] = {"reduce", PT_SHAPE_ROW},
+    [PT_K_SCAN] = {"scan", PT_SHAPE_ROW},
+    [PT_K_MATMUL] = {"matmul", PT_SHAPE_ELEMENT},
+    [PT_K_SORT] = {"sort", PT_SHAPE_ROW},
+    [PT_K_GATHER] = {"gather", PT_SHAPE_ELEMENT},
+    [PT_K_SCATTER] = {"scatter", PT_SHAPE_SERIAL},
+    [PT_K_INDEX_PUT] = {"index_put", PT_SHAPE_SERIAL},
+    [PT_K_INDEX_GET] = {"index_get", PT_SHAPE_ELEMENT},
+    [PT_K_NONZERO] = {"nonzero", PT_SHAPE_SERIAL},
+    [PT_K_MASKED_SELECT] = {"masked_select", PT_SHAPE_SERIAL},
+    [PT_K_PHILOX] = {"philox", PT_SHAPE_ELEMENT},
+};
+
+int pt_program_kind(const char *name) {
+  for (int k = 0; k < PT_K_COUNT; k++)
+    if (strcmp(name, kinds[k].name) == 0) return k;
+  return -1;
+}
+
+const char *pt_program_kind_name(int kind) { return kind >= 0 && kind < PT_K_COUNT ? kinds[kind].name : "?"; }
+int pt_program_kind_shape(int kind) { return kind >= 0 && kind < PT_K_COUNT ? kinds[kind].shape : PT_SHAPE_SERIAL; }
+
+/* Slot of the buffer index of each written view (after the check has validated them). */
+static uint32_t written(int kind, const double *a) {
   switch (kind) {
-  case K_EW: return ew_block(bufs, nbuf, a, na, work);
-  case K_REDUCE: return reduce_block(bufs, nbuf, a, na, work);
-  case K_SCAN: return axis_rows("scan", bufs, nbuf, a, na, 2, work);
-  case K_SORT: return axis_rows("sort", bufs, nbuf, a, na, 3, work);
-  case K_MATMUL: return matmul_block(bufs, nbuf, a, na, work, mm);
-  case K_GATHER: return axis_block(0, bufs, nbuf, a, na, work);
-  case K_SCATTER: return axis_block(1, bufs, nbuf, a, na, work);
-  case K_INDEX_PUT: return index_block(0, bufs, nbuf, a, na, work);
-  case K_INDEX_GET: return index_block(1, bufs, nbuf, a, na, work);
-  case K_NONZERO: return compact_block(0, bufs, nbuf, a, na, work);
-  case K_MASKED_SELECT: return compact_block(1, bufs, nbuf, a, na, work);
-  case K_PHILOX: return philox_block(bufs, nbuf, a, na, work);
-  default: return pt_error(PT_EINVAL, "cuda: corrupt program (kind %d)", kind);
+  case PT_K_EW: return 1u << (int)a[10];
+  case PT_K_REDUCE: return 1u << (int)a[39];
+  case PT_K_SCAN: return 1u << (int)a[11 + VS + 1];
+  case PT_K_SORT: return 1u << (int)a[11 + VS + 1] | 1u << (int)a[11 + 2 * (VS + 1)];
+  case PT_K_MATMUL: return 1u << (int)a[12 + 2 * (VS + 2)];
+  case PT_K_GATHER: return 1u << (int)a[12 + 2 * VS];
+  case PT_K_SCATTER: return 1u << (int)a[13];
+  case PT_K_INDEX_PUT: return 1u << (int)a[29];
+  case PT_K_INDEX_GET: return 1u << (int)a[48 + (int)a[0] * VS];
+  case PT_K_NONZERO: return 1u << (int)a[20];
+  case PT_K_MASKED_SELECT: return 1u << (int)a[31];
+  case PT_K_PHILOX: return 1u << (int)a[6];
+  default: return 0;
   }
+}
+
+static int check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, pt_matmul_plan *mm) {
+  pt_matmul_plan scratch;
+  switch (kind) {
+  case PT_K_EW: return ew_block(bufs, nbuf, a, na, work);
+  case PT_K_REDUCE: return reduce_block(bufs, nbuf, a, na, work);
+  case PT_K_SCAN: return axis_rows("scan", bufs, nbuf, a, na, 2, work);
+  case PT_K_SORT: return axis_rows("sort", bufs, nbuf, a, na, 3, work);
+  case PT_K_MATMUL: return matmul_block(bufs, nbuf, a, na, work, mm ? mm : &scratch);
+  case PT_K_GATHER: return axis_block(0, bufs, nbuf, a, na, work);
+  case PT_K_SCATTER: return axis_block(1, bufs, nbuf, a, na, work);
+  case PT_K_INDEX_PUT: return index_block(0, bufs, nbuf, a, na, work);
+  case PT_K_INDEX_GET: return index_block(1, bufs, nbuf, a, na, work);
+  case PT_K_NONZERO: return compact_block(0, bufs, nbuf, a, na, work);
+  case PT_K_MASKED_SELECT: return compact_block(1, bufs, nbuf, a, na, work);
+  case PT_K_PHILOX: return philox_block(bufs, nbuf, a, na, work);
+  default: return pt_error(PT_EINVAL, "corrupt program (kind %d)", kind);
+  }
+}
+
+int pt_block_check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work,
+                   pt_matmul_plan *mm, uint32_t *writes) {
+  *work = 0;
+  if (writes) *writes = 0;
+  if (nbuf > 32) return pt_error(PT_EINVAL, "%s: %d buffers in one launch; at most 32", pt_program_kind_name(kind), nbuf);
+  int st = check(kind, bufs, nbuf, a, na, work, mm);
+  if (st == PT_OK && writes) *writes = written(kind, a);
+  return st;
 }

@@ -1,0 +1,118 @@
+/* blocks.h: the argument blocks of every program kind, the same for every backend, and a
+ * host-side check of a block against its buffers for drivers whose kernels cannot fail
+ * safely on a bad view (a GPU reading past a buffer kills the context).
+ *
+ * Ownership and ordering. Pure functions over the block and the buffer sizes; nothing is
+ * kept. A driver calls pt_block_check() before it queues a launch, so a block that is
+ * malformed, or whose views leave their buffers, fails with PT_EINVAL and nothing runs.
+ *
+ * Every block below follows pt_launch's [nbuf, handles...] prefix, which the core strips:
+ * `bufs` is the resolved buffer array and `a` the rest of the block. Slots are doubles
+ * holding integers. A VIEW is 11 slots: [buf index, dtype, offset (elements), stride x 8]
+ * (strides in elements, may be 0 or negative; unused trailing strides are 0). Shapes are
+ * 8 slots padded with 1. Kernels check every view against its buffer's size (lowest and
+ * highest element touched) and return PT_EINVAL through pt_error() instead of reading
+ * out of bounds. The src/kernels/ encoder in TypeScript writes these blocks; the two must
+ * change together.
+ *
+ *   ew       [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst]
+ *            program source = elementwise bytecode (below).
+ *   reduce   [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
+ *             in inner stride x8, OUT VIEW (outer strides)]
+ *            op: 0 sum 1 prod 2 max 3 min 4 argmax 5 argmin 6 any 7 all 8 mean 9 var 10 std
+ *            11 count_nonzero. Floats accumulate in double, ints in int64. argmax/argmin give
+ *            the row-major index within the inner dims, first occurrence; NaN is the largest
+ *            for max/argmax and the smallest for min/argmin (NaN propagates, as in PyTorch).
+ *            An empty inner extent: sum 0, prod 1, any 0, all 1, count 0, mean/var/std NaN,
+ *            max/min/argmax/argmin PT_EINVAL. var/std divide by (n - ddof).
+ *   scan     [op, orank, oshape x8, n, IN VIEW (outer strides), in axis stride,
+ *             OUT VIEW (outer strides), out axis stride]      op: 0 cumsum 1 cumprod
+ *   matmul   [brank, bshape x8, M, N, K, A VIEW (batch strides), a row stride, a col stride,
+ *             B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride]
+ *            A, B, C share one dtype: f32, f64, i32 or i64 (others are cast by the caller).
+ *   sort     [descending, orank, oshape x8, n, IN VIEW, in axis stride, VALS VIEW,
+ *             vals axis stride, IDX VIEW (int64), idx axis stride]
+ *            stable; NaN sorts above every number (last ascending, first descending).
+ *   gather   [rank, shape x8 (of index = of output), axis, axis size, mode, IN VIEW,
+ *             IDX VIEW, OUT VIEW]    out[p] = in[p with p[axis] = idx[p]]
+ *   scatter  [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW,
+ *             SRC VIEW]   out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p], in
+ *             row-major order of p, so overlapping writes are deterministic (last wins).
+ *            reduce: 0 set 1 add 2 max 3 min.
+ *   index_put [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8 (the k
+ *             indexed dims), OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8,
+ *             IDX VIEW x k (strides over bshape), VALS: buf, dtype, offset,
+ *             b stride x8, rest stride x8]
+ *            out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r]; row-major over (b, r).
+ *   index_get  same block as index_put with accumulate = 0, but reads out[...] into vals.
+ *   nonzero  [rank, shape x8, IN VIEW, OUT buf, count]   OUT is int64 [count, rank]
+ *            contiguous, row-major order; count was measured first by the caller.
+ *   masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]
+ *   philox   [dist, seed lo, seed hi, offset, a, b, OUT VIEW (1-D: stride 0 used), n]
+ *            dist: 0 uniform [a, b)  1 normal (mean a, std b)  2 randint [a, b)
+ *            Element i: (w0..w3) = Philox4x32-10(counter = (lo32(offset+i), hi32(offset+i),
+ *            0, 0), key = (seed lo, seed hi)). uniform: f64 out u = ((w0>>5)*2^26 +
+ *            (w1>>6)) * 2^-53, other floats u = (w0>>8) * 2^-24; value = a + u*(b-a) in
+ *            double, then stored. normal: u1 = ((w0>>8)+1) * 2^-24, u2 = (w1>>8) * 2^-24,
+ *            z = sqrt(-2 ln u1) cos(2 pi u2), value = a + b*z. randint: a + ((w1<<32|w0) mod
+ *            (b-a)) in uint64 arithmetic.
+ *   mode (gather, scatter, index_put): 0 error (negative indices count from the end; outside
+ *   [-size, size) is PT_EKERNEL naming the index, axis and size), 1 clamp, 2 wrap (modulo).
+ *   Index views may be int32 or int64; values are normalized as int64 before any use.
+ *
+ * Elementwise bytecode (int32 little-endian words): [magic 0x50540001, ninputs, nregs,
+ * ninstr], then ninstr instructions of 6 words [op, ctype, dst, a, b, c]. Registers hold
+ * blocks of one compute type: ctype 0 f32, 1 f64, 2 i32, 3 i64 (bool, u8 compute as i32;
+ * f16, bf16 as f32). For comparisons, predicates and logic ops ctype is the operand type
+ * and the result register is i32 (0/1).
+ *   0 LOAD   dst = view (a+1), converted to ctype      1 CONST dst = const[a] as ctype
+ *   2 INDEX  dst = row-major linear index of the output element
+ *   3 CAST   dst(ctype) = reg a of ctype b (float->int truncates, NaN -> 0, saturates;
+ *            int->u8 storage wraps modulo 256)
+ *   10 NEG 11 ABS 12 SIGN 13 SQUARE 14 RECIP 15 EXP 16 EXP2 17 LOG 18 LOG2 19 LOG1P
+ *   20 SQRT 21 RSQRT 22 SIN 23 COS 24 TAN 25 TANH 26 SIGMOID 27 RELU 28 GELU (erf form)
+ *   29 FLOOR 30 CEIL 31 ROUND (half to even) 32 TRUNC
+ *   33 NOT 34 ISNAN 35 ISINF 36 ISFINITE 37 NONZERO (NaN is nonzero)   -> i32 0/1
+ *   50 ADD 51 SUB 52 MUL 53 DIV 54 POW 55 MOD (sign of divisor, Python's %) 56 MAX 57 MIN
+ *   (MAX/MIN propagate NaN) 58 EQ 59 NE 60 LT 61 LE 62 GT 63 GE 64 AND 65 OR 66 XOR
+ *   (58-66 -> i32 0/1; logic ops test nonzero)
+ *   80 WHERE  dst = reg a (i32) ? reg b : reg c
+ *   90 STORE  view 0 = reg a converted to the output dtype; the last instruction.
+ * Integer ADD/SUB/MUL/NEG/ABS wrap (two's complement); integer DIV is floor division;
+ * integer DIV or MOD by zero and integer POW with a negative exponent fail with PT_EKERNEL.
+ */
+#ifndef PT_BLOCKS_H
+#define PT_BLOCKS_H
+#include <stdint.h>
+#include "driver.h"
+
+/* Program kinds, in the order above. */
+enum { PT_K_EW, PT_K_REDUCE, PT_K_SCAN, PT_K_MATMUL, PT_K_SORT, PT_K_GATHER, PT_K_SCATTER, PT_K_INDEX_PUT,
+       PT_K_INDEX_GET, PT_K_NONZERO, PT_K_MASKED_SELECT, PT_K_PHILOX, PT_K_COUNT };
+
+/* How a data-parallel device splits a kind's work (pt_block_check's *work counts it):
+ *   ELEMENT: one thread per output element (work = elements of the output);
+ *   ROW: one thread group per row of the outer shape (work = rows);
+ *   SERIAL: one thread group keeps the row-major write order (last writer wins). */
+enum { PT_SHAPE_ELEMENT, PT_SHAPE_ROW, PT_SHAPE_SERIAL };
+
+int pt_program_kind(const char *name); /* PT_K_* or -1 */
+const char *pt_program_kind_name(int kind); /* "?" when out of range */
+int pt_program_kind_shape(int kind);
+
+/* The parsed matmul block, for drivers that hand products to a vendor BLAS. */
+typedef struct {
+  int brank, dtype;
+  int64_t bshape[8], M, N, K, batch;
+  int64_t off[3], bstride[3][8], rs[3], cs[3]; /* A, B, C: element offset, batch strides, row/col stride */
+  int buf[3];
+} pt_matmul_plan;
+
+/* Checks the block of `kind` (sizes, every view against its buffer, with the CPU's
+ * wording) and sets *work as pt_program_kind_shape() counts it (0 = nothing to do). mm is filled
+ * for matmul and may be NULL otherwise. *writes gets a bit per buffer index the kind
+ * writes (may be NULL), so a driver can order only real dependencies. */
+int pt_block_check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work,
+                   pt_matmul_plan *mm, uint32_t *writes);
+
+#endif
