@@ -22,6 +22,13 @@ export type { BackendInfo, DeviceInfo } from "./src/runtime/device.ts";
 export { emptyCache, memoryStats } from "./src/runtime/memory.ts";
 export type { MemoryStats } from "./src/runtime/memory.ts";
 export { liveBytes } from "./src/runtime/native.ts";
+export { eager, lazyEnabled, setLazy } from "./src/lazy/deferred.ts";
+
+/** Runs the pending fused kernels of the given tensors (lazy mode); returns them. */
+export function materialize<T extends readonly Tensor[]>(...tensors: T): T {
+  for (const t of tensors) t.materialize();
+  return tensors;
+}
 export {
   arange,
   empty,

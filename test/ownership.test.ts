@@ -47,7 +47,7 @@ test("`using` frees a tensor's bytes at the end of its block", () => {
   {
     using t = pt.ones([1000]);
     assert.equal(pt.liveBytes(), base + 4000);
-    using u = t.add(1);
+    using u = t.add(1).materialize(); // lazy mode would defer the add until nums(u)
     assert.equal(pt.liveBytes(), base + 8000);
     assert.equal(nums(u)[999], 2);
   }

@@ -30,3 +30,18 @@ export function track(owner: object, buf: number, device: Device, keep?: object)
     releaseHeld(held);
   };
 }
+
+const deferredRegistry = new FinalizationRegistry<{ detach(): void }>((node) => node.detach());
+
+/**
+ * Registers `owner` as a deferred handle of node; returns what stops the tracking and
+ * detaches it. For a handle that materializes, node.take() has detached it already, so the
+ * caller only unregisters (see Tensor).
+ */
+export function trackDeferred(owner: object, node: { detach(): void }): (detach?: boolean) => void {
+  deferredRegistry.register(owner, node, owner);
+  return (detach = false) => {
+    deferredRegistry.unregister(owner);
+    if (detach) node.detach();
+  };
+}

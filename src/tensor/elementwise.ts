@@ -9,12 +9,16 @@ import { runElementwise, settle } from "../kernels/launch.ts";
 import { type BinaryOp, type Expr, FLOAT_ONLY_UNARY, type UnaryOp } from "../kernels/ir.ts";
 import { checkDType, DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
 import { broadcastShapes, broadcastStrides, fmtShape } from "./shape.ts";
-import { allocTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
+import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
+import { lazyEnabled } from "../lazy/deferred.ts";
+import { record } from "../lazy/record.ts";
 
 /** Collects the inputs and constants of one kernel while its tree is built. */
 class KernelBuilder {
   readonly inputs: Tensor[] = [];
   readonly consts: number[] = [];
+  /** Set for ops whose kernel can fail on its data: they run (and report) at once. */
+  eagerOnly = false;
   constructor(readonly op: string) {}
 
   operand(x: TensorLike, dtype: DType): Expr {
@@ -27,10 +31,17 @@ class KernelBuilder {
     return { k: "const", index: this.consts.length - 1, dtype };
   }
 
-  /** Broadcasts the inputs, allocates the output and launches. */
+  /** Broadcasts the inputs, then records the op (lazy mode) or allocates and launches. */
   run(expr: Expr, extraShapes: readonly (readonly number[])[] = []): Tensor {
     const device = commonDevice(this.op, this.inputs);
     const shape = broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
+    if (lazyEnabled() && !this.eagerOnly && this.inputs.every((t) => t.hostOwner === undefined)) {
+      const node = withOp(
+        this.op,
+        () => record(device, this.op, expr, this.inputs, this.consts, shape, (x) => broadcastStrides(x.shape, x.strides, shape)),
+      );
+      if (node) return deferredTensor(node);
+    }
     const out = allocTensor(device, expr.dtype, shape, this.op);
     try {
       const views = this.inputs.map((t) => ({
@@ -102,6 +113,7 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   }
   if (op === "div" && !isFloat(ct)) ct = DEFAULT_FLOAT;
   const out = COMPARE.has(op) ? "bool" : ct;
+  k.eagerOnly = (op === "mod" || op === "pow") && !isFloat(ct);
   const result = k.run({ k: "binary", op, a: k.operand(a, ct), b: k.operand(b, ct), dtype: out });
   // Integer mod by zero and integer pow with a negative exponent fail inside the kernel.
   if ((op === "mod" || op === "pow") && !isFloat(ct)) {

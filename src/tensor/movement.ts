@@ -4,7 +4,7 @@
  * clone, flip, cat and stack copy with the elementwise copy kernel.
  */
 import { TensorError } from "../runtime/errors.ts";
-import { allocTensor, type Tensor, viewOf } from "./tensor.ts";
+import { allocTensor, deferredTensor, type Tensor, viewOf } from "./tensor.ts";
 import { checkShape, contiguousStrides, fmtShape, MAX_RANK, normalizeAxes, normalizeAxis, numel, type Shape } from "./shape.ts";
 import { commonDevice, copyInto } from "./elementwise.ts";
 import { promoteTypes } from "./dtype.ts";
@@ -54,8 +54,16 @@ function viewStrides(t: Tensor, shape: readonly number[]): number[] | undefined 
   return viewD === -1 ? ns : undefined;
 }
 
+/** A deferred tensor seen with its own shape: another handle on the same node (an alias). */
+function alias(t: Tensor, shape: readonly number[]): Tensor | undefined {
+  const n = t.deferred;
+  return n !== null && shape.length === t.ndim && shape.every((d, i) => d === t.shape[i]) ? deferredTensor(n) : undefined;
+}
+
 export function view(t: Tensor, shape: readonly number[]): Tensor {
   const s = inferShape(t, shape, "view");
+  const same = alias(t, s);
+  if (same) return same;
   const strides = viewStrides(t, s);
   if (!strides) {
     throw new TensorError(
@@ -68,6 +76,8 @@ export function view(t: Tensor, shape: readonly number[]): Tensor {
 
 export function reshape(t: Tensor, shape: readonly number[]): Tensor {
   const s = inferShape(t, shape, "reshape");
+  const same = alias(t, s);
+  if (same) return same;
   const strides = viewStrides(t, s);
   if (strides) return viewOf(t, s, strides, t.offset, "reshape");
   using c = contiguous(t);
@@ -157,11 +167,16 @@ export function narrow(t: Tensor, axis: number, start: number, length: number): 
 }
 
 export function contiguous(t: Tensor): Tensor {
+  const same = alias(t, t.shape);
+  if (same) return same.materialize();
   if (t.isContiguous) return viewOf(t, t.shape, t.strides, t.offset, "contiguous");
   return clone(t);
 }
 
+/** A copy; of a deferred tensor, an alias (tensors are immutable, so one result serves both). */
 export function clone(t: Tensor): Tensor {
+  const same = alias(t, t.shape);
+  if (same) return same;
   const out = allocTensor(t.device, t.dtype, t.shape, "clone");
   try {
     copyInto(out, t, "clone");

@@ -7,7 +7,8 @@
  */
 import type { Device } from "../runtime/device.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
-import { track } from "../runtime/ownership.ts";
+import { track, trackDeferred } from "../runtime/ownership.ts";
+import type { Deferred } from "../lazy/deferred.ts";
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES, type HostArray } from "./dtype.ts";
@@ -36,9 +37,12 @@ export class Tensor implements ViewRef {
   readonly offset: number;
   #buf: number;
   readonly #epoch: number;
-  #release: (() => void) | null;
+  /** Drops this handle's reference (or, while deferred, its attachment when given true). */
+  #release: ((detach?: boolean) => void) | null;
   /** Host memory a wrapped buffer points into; kept alive as long as any view of it. */
   readonly #keep: object | undefined;
+  /** The fused node this handle stands for until it needs memory (lazy/deferred.ts). */
+  #deferred: Deferred | null = null;
 
   /** @internal Use the creation functions (pt.zeros, pt.tensor, ...) instead. */
   constructor(
@@ -50,6 +54,7 @@ export class Tensor implements ViewRef {
     strides: readonly number[],
     offset: number,
     keep?: object,
+    deferred?: Deferred,
   ) {
     if (token !== creating) throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
     this.device = device;
@@ -60,7 +65,11 @@ export class Tensor implements ViewRef {
     this.#buf = buf;
     this.#epoch = device.epoch;
     this.#keep = keep;
-    this.#release = track(this, buf, device, keep);
+    if (deferred) {
+      deferred.attach();
+      this.#deferred = deferred;
+      this.#release = trackDeferred(this, deferred);
+    } else this.#release = track(this, buf, device, keep);
   }
 
   /** @internal The host memory this tensor's buffer wraps, if any. */
@@ -70,6 +79,7 @@ export class Tensor implements ViewRef {
 
   /** The native buffer handle; throws if this tensor was disposed or its device closed. */
   get buf(): number {
+    if (this.#deferred !== null) this.#materialize();
     if (this.#buf === 0) throw new TensorError("tensor", `this ${this.dtype}${fmt(this.shape)} tensor was disposed and cannot be used`);
     if (this.#epoch !== this.device.epoch) {
       throw new TensorError("tensor", `this tensor belongs to ${this.device.id} from before it was closed; its memory is gone`);
@@ -78,7 +88,33 @@ export class Tensor implements ViewRef {
   }
 
   get disposed(): boolean {
-    return this.#buf === 0;
+    return this.#buf === 0 && this.#deferred === null;
+  }
+
+  /** The fused node while this tensor is deferred (lazy mode), else null. */
+  get deferred(): Deferred | null {
+    return this.#deferred;
+  }
+
+  /** True while this tensor's value is a recorded expression that has not run yet. */
+  get isDeferred(): boolean {
+    return this.#deferred !== null && this.#deferred.buffer === 0;
+  }
+
+  /** Runs this tensor's pending fused kernel now (if any); returns this tensor. */
+  materialize(): this {
+    if (this.#deferred !== null) this.#materialize();
+    return this;
+  }
+
+  #materialize(): void {
+    const node = this.#deferred!;
+    const release = this.#release;
+    const buf = node.take();
+    this.#deferred = null;
+    release?.(); // the deferred tracking only: take() already detached this handle
+    this.#buf = buf;
+    this.#release = track(this, buf, this.device, this.#keep);
   }
   get ndim(): number {
     return this.shape.length;
@@ -96,11 +132,12 @@ export class Tensor implements ViewRef {
 
   /** Frees this tensor's reference now; idempotent. */
   dispose(): void {
-    if (this.#buf === 0) return;
+    if (this.#buf === 0 && this.#deferred === null) return;
+    this.#deferred = null;
     this.#buf = 0;
     const r = this.#release;
     this.#release = null;
-    r?.();
+    r?.(true);
   }
   [Symbol.dispose](): void {
     this.dispose();
@@ -436,6 +473,11 @@ export function wrapBuffer(
   keep?: object,
 ): Tensor {
   return new Tensor(creating, device, buf, dtype, shape, strides ?? contiguousStrides(shape), offset, keep);
+}
+
+/** A handle on a deferred node (its result or an alias of it). */
+export function deferredTensor(node: Deferred): Tensor {
+  return new Tensor(creating, node.device, 0, node.dtype, node.shape, contiguousStrides(node.shape), 0, undefined, node);
 }
 
 /** A new contiguous tensor with uninitialised contents. */

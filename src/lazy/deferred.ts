@@ -1,0 +1,160 @@
+/**
+ * A deferred elementwise result (DESIGN.md section 6): an expression over strided leaves
+ * and constants, launched as one fused kernel when a value is needed.
+ *
+ * Ownership and ordering. A node holds one native reference to each leaf buffer from the
+ * moment it is recorded, so inputs may be disposed before the node runs. Tensor handles
+ * that stand for the node (the result and its aliases: clones and same-shape views) attach
+ * to it; the first handle that needs memory materializes the node once, and every handle
+ * then takes its own reference to that one buffer. The leaves are released at
+ * materialization; the node's own reference goes with its last attached handle, so a
+ * sibling that is still deferred stays valid when the first materialized handle is
+ * disposed. Materialization launches on the device's queue in program order, like any
+ * eager op, so fused outputs keep their queue's ordering.
+ */
+import { check, native } from "../runtime/native.ts";
+import type { Device } from "../runtime/device.ts";
+import { TensorError } from "../runtime/errors.ts";
+import { runElementwise } from "../kernels/launch.ts";
+import type { ViewRef } from "../kernels/block.ts";
+import type { Expr } from "../kernels/ir.ts";
+import { type DType, DTYPES } from "../tensor/dtype.ts";
+import { contiguousStrides, numel } from "../tensor/shape.ts";
+
+/** A strided view on a buffer the node holds one reference to. */
+export interface Leaf extends ViewRef {
+  readonly buf: number;
+  readonly dtype: DType;
+  readonly offset: number;
+  readonly strides: readonly number[];
+}
+
+export class Deferred {
+  readonly epoch: number;
+  #leaves: Leaf[] | null;
+  #buf = 0;
+  #pending = 0;
+
+  constructor(
+    readonly device: Device,
+    readonly dtype: DType,
+    readonly shape: readonly number[],
+    readonly expr: Expr,
+    leaves: Leaf[],
+    readonly consts: readonly number[],
+    /** The recorded ops in order, for error messages. */
+    readonly opList: readonly string[],
+  ) {
+    this.epoch = device.epoch;
+    this.#leaves = leaves;
+  }
+
+  /** "add, mul, sub (fused)": what an error at materialization names. */
+  get ops(): string {
+    const l = this.opList;
+    if (l.length === 1) return l[0];
+    return `${l.length > 6 ? `${l.slice(0, 3).join(", ")}, ..., ${l.at(-1)}` : l.join(", ")} (fused)`;
+  }
+
+  /** The leaves while the node is still unlaunched; empty once it ran. */
+  get leaves(): readonly Leaf[] {
+    return this.#leaves ?? [];
+  }
+
+  /** The node's buffer once it ran, else 0. */
+  get buffer(): number {
+    return this.#buf;
+  }
+
+  attach(): void {
+    this.#pending++;
+  }
+
+  /** One reference to the result, for a handle that stops being deferred (and detaches). */
+  take(): number {
+    const b = this.#run();
+    if (this.#pending === 1) { // the last handle: hand over the node's own reference
+      this.#pending = 0;
+      this.#buf = 0;
+      return b;
+    }
+    check(native.pt_buffer_retain(b), this.ops);
+    this.#pending--;
+    return b;
+  }
+
+  /** A handle was disposed or collected while deferred. */
+  detach(): void {
+    if (--this.#pending > 0) return;
+    this.#pending = 0;
+    if (this.#buf !== 0 && this.#alive()) native.pt_buffer_release(this.#buf);
+    this.#buf = 0;
+    this.#releaseLeaves();
+  }
+
+  /** Launches the fused kernel unless it already ran; returns the node's buffer. */
+  #run(): number {
+    if (this.#buf !== 0) return this.#buf;
+    if (!this.#alive()) {
+      throw new TensorError(this.ops, `this deferred result belongs to ${this.device.id} from before it was closed; its inputs are gone`);
+    }
+    const leaves = this.#leaves;
+    if (leaves === null) throw new TensorError(this.ops, "this deferred result was released and cannot be used");
+    const bytes = numel(this.shape) * DTYPES[this.dtype].size;
+    const buf = check(native.pt_buffer_alloc(this.device.handle, bytes), this.ops);
+    try {
+      const out = { buf, dtype: this.dtype, offset: 0, strides: contiguousStrides(this.shape) };
+      if (bytes > 0) runElementwise(this.device, this.ops, this.expr, this.shape, out, leaves, this.consts);
+    } catch (e) {
+      native.pt_buffer_release(buf);
+      throw e;
+    }
+    this.#buf = buf;
+    this.#releaseLeaves();
+    return buf;
+  }
+
+  #alive(): boolean {
+    return this.epoch === this.device.epoch && this.device.isOpen;
+  }
+
+  #releaseLeaves(): void {
+    const leaves = this.#leaves;
+    this.#leaves = null;
+    if (leaves === null || !this.#alive()) return;
+    for (const l of leaves) native.pt_buffer_release(l.buf);
+  }
+}
+
+/** PT_LAZY=0 turns deferral off for the process; setLazy() and eager() change it in code. */
+let enabled = readEnv() !== "0";
+
+function readEnv(): string | undefined {
+  const g = globalThis as { Deno?: { env: { get(k: string): string | undefined } }; process?: { env: Record<string, string | undefined> } };
+  try {
+    return g.Deno ? g.Deno.env.get("PT_LAZY") : g.process?.env.PT_LAZY;
+  } catch {
+    return undefined; // no --allow-env: the default
+  }
+}
+
+export function lazyEnabled(): boolean {
+  return enabled;
+}
+
+/** Turns deferral of elementwise ops on or off; returns the previous setting. */
+export function setLazy(on: boolean): boolean {
+  const was = enabled;
+  enabled = on;
+  return was;
+}
+
+/** Runs fn with deferral off (every elementwise op launches at once), restoring after. */
+export function eager<T>(fn: () => T): T {
+  const was = setLazy(false);
+  try {
+    return fn();
+  } finally {
+    enabled = was;
+  }
+}

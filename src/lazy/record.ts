@@ -1,0 +1,153 @@
+/**
+ * Recording an elementwise op as a deferred node: its expression, with each deferred
+ * operand of the same shape inlined (fusion) and every other operand a strided leaf.
+ *
+ * What may be inlined keeps results identical to eager mode bit for bit: a deferred operand
+ * is inlined only when its stored value equals the value its expression computes, i.e. its
+ * dtype computes in its own storage type (float32, float64, int32, int64, and bool made by
+ * a comparison or logic op). float16, bfloat16 and uint8 results round or wrap when stored,
+ * so such an operand runs first and is read back as a leaf. An operand that would be
+ * broadcast (recomputed per output element) is materialized instead, and programs stay
+ * within the argument-block and register limits of every renderer.
+ */
+import { check, native } from "../runtime/native.ts";
+import type { Device } from "../runtime/device.ts";
+import type { Expr } from "../kernels/ir.ts";
+import type { DType } from "../tensor/dtype.ts";
+import { Deferred, type Leaf } from "./deferred.ts";
+
+/** What record() needs from a tensor operand (tensor.ts implements it). */
+export interface Operand {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly offset: number;
+  /** The node this handle stands for while it is deferred, else null. */
+  readonly deferred: Deferred | null;
+  /** The buffer handle; materializes a deferred operand. */
+  readonly buf: number;
+}
+
+const MAX_LEAVES = 12, MAX_CONSTS = 64, MAX_NODES = 64, MAX_DEPTH = 24;
+const EXACT_DTYPES = new Set<DType>(["float32", "float64", "int32", "int64"]);
+const BOOL_ROOTS = new Set([
+  "eq",
+  "ne",
+  "lt",
+  "le",
+  "gt",
+  "ge",
+  "logicalAnd",
+  "logicalOr",
+  "logicalXor",
+  "logicalNot",
+  "isnan",
+  "isinf",
+  "isfinite",
+  "nonzero",
+]);
+
+function storesExactly(n: Deferred): boolean {
+  if (EXACT_DTYPES.has(n.dtype)) return true;
+  const e = n.expr;
+  return n.dtype === "bool" && (e.k === "unary" || e.k === "binary") && BOOL_ROOTS.has(e.op);
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+function size(e: Expr): { nodes: number; depth: number } {
+  switch (e.k) {
+    case "load":
+    case "const":
+    case "index":
+      return { nodes: 1, depth: 1 };
+    case "cast":
+    case "unary": {
+      const a = size(e.a);
+      return { nodes: a.nodes + 1, depth: a.depth + 1 };
+    }
+    case "binary": {
+      const a = size(e.a), b = size(e.b);
+      return { nodes: a.nodes + b.nodes + 1, depth: Math.max(a.depth, b.depth) + 1 };
+    }
+    case "where": {
+      const c = size(e.c), a = size(e.a), b = size(e.b);
+      return { nodes: a.nodes + b.nodes + c.nodes + 1, depth: Math.max(a.depth, b.depth, c.depth) + 1 };
+    }
+  }
+}
+
+/** Rewrites loads and constants of e: load i -> loads(i), const j -> const (j + shift). */
+function rewrite(e: Expr, loads: (i: number) => Expr, shift: number): Expr {
+  switch (e.k) {
+    case "load":
+      return loads(e.input);
+    case "const":
+      return shift === 0 ? e : { k: "const", index: e.index + shift, dtype: e.dtype };
+    case "index":
+      return e;
+    case "cast":
+      return { k: "cast", a: rewrite(e.a, loads, shift), dtype: e.dtype };
+    case "unary":
+      return { k: "unary", op: e.op, a: rewrite(e.a, loads, shift), dtype: e.dtype };
+    case "binary":
+      return { k: "binary", op: e.op, a: rewrite(e.a, loads, shift), b: rewrite(e.b, loads, shift), dtype: e.dtype };
+    case "where":
+      return { k: "where", c: rewrite(e.c, loads, shift), a: rewrite(e.a, loads, shift), b: rewrite(e.b, loads, shift), dtype: e.dtype };
+  }
+}
+
+class LeafSet {
+  readonly list: Leaf[] = [];
+  index(l: Leaf): number {
+    const i = this.list.findIndex((x) =>
+      x.buf === l.buf && x.dtype === l.dtype && x.offset === l.offset && x.strides.every((s, k) => s === l.strides[k])
+    );
+    return i >= 0 ? i : this.list.push(l) - 1;
+  }
+}
+
+/**
+ * A deferred node for `expr` (whose loads index `inputs`, already broadcast to `shape`), or
+ * undefined when the op should run eagerly (too big to fuse). `strides(x)` gives an
+ * input's strides broadcast to shape.
+ */
+export function record(
+  device: Device,
+  op: string,
+  expr: Expr,
+  inputs: readonly Operand[],
+  consts: readonly number[],
+  shape: readonly number[],
+  strides: (x: Operand) => readonly number[],
+): Deferred | undefined {
+  const leaves = new LeafSet();
+  const allConsts = [...consts];
+  const ops: string[] = [];
+  const parts = inputs.map((x): Expr => {
+    const n = x.deferred;
+    if (n !== null && n.buffer === 0 && sameShape(x.shape, shape) && storesExactly(n)) {
+      const map = n.leaves.map((l) => leaves.index(l));
+      const shift = allConsts.length;
+      allConsts.push(...n.consts);
+      ops.push(...n.opList);
+      return rewrite(n.expr, (i) => ({ k: "load", input: map[i], dtype: n.leaves[i].dtype }), shift);
+    }
+    const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;
+    return { k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides: strides(x) }), dtype: x.dtype };
+  });
+  const fused = rewrite(expr, (i) => parts[i], 0);
+  const s = size(fused);
+  if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
+  let retained = 0;
+  try {
+    for (const l of leaves.list) check(native.pt_buffer_retain(l.buf), op), retained++;
+  } catch (e) {
+    for (const l of leaves.list.slice(0, retained)) native.pt_buffer_release(l.buf);
+    throw e;
+  }
+  ops.push(op);
+  return new Deferred(device, expr.dtype, [...shape], fused, leaves.list, allConsts, ops);
+}
