@@ -158,3 +158,35 @@ export function eager<T>(fn: () => T): T {
     enabled = was;
   }
 }
+
+/**
+ * How a view's dims come from its base's: new dim k reads base dim from[k] (or is a
+ * broadcast dim when -1) with step[k], starting at start[j] of each base dim j.
+ */
+export interface DimMap {
+  readonly from: readonly number[];
+  readonly step: readonly number[];
+  readonly start: readonly number[];
+}
+
+/**
+ * The same computation seen through a view (permute, expand, slice, flip, squeeze,
+ * unsqueeze): elementwise work commutes with these, so the view is a new node whose leaves
+ * are re-strided the same way, still unlaunched. The new node holds its own references.
+ */
+export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMap): Deferred {
+  const leaves = n.leaves.map((l): Leaf => {
+    let offset = l.offset;
+    map.start.forEach((s, j) => offset += s * (l.strides[j] ?? 0));
+    const strides = map.from.map((f, k) => (f < 0 ? 0 : l.strides[f] * map.step[k]));
+    return { buf: l.buf, dtype: l.dtype, offset, strides };
+  });
+  let retained = 0;
+  try {
+    for (const l of leaves) check(native.pt_buffer_retain(l.buf), n.ops), retained++;
+  } catch (e) {
+    for (const l of leaves.slice(0, retained)) native.pt_buffer_release(l.buf);
+    throw e;
+  }
+  return new Deferred(n.device, n.dtype, [...shape], n.expr, leaves, n.consts, n.opList);
+}

@@ -88,7 +88,8 @@ export function permute(t: Tensor, axes: readonly number[]): Tensor {
   if (axes.length !== t.ndim) throw new TensorError("permute", `got ${axes.length} axes for a tensor of rank ${t.ndim}`);
   const p = axes.map((a) => normalizeAxis(a, t.ndim, "permute"));
   if (new Set(p).size !== p.length) throw new TensorError("permute", `axes [${axes.join(", ")}] repeat an axis`);
-  return viewOf(t, p.map((a) => t.shape[a]), p.map((a) => t.strides[a]), t.offset, "permute");
+  const map = { from: p, step: p.map(() => 1), start: [] };
+  return viewOf(t, p.map((a) => t.shape[a]), p.map((a) => t.strides[a]), t.offset, "permute", map);
 }
 
 export function transpose(t: Tensor, a: number, b: number): Tensor {
@@ -103,7 +104,7 @@ export function expand(t: Tensor, shape: readonly number[]): Tensor {
   if (shape.length < t.ndim) throw new TensorError("expand", `cannot expand ${fmtShape(t.shape)} to fewer dims ${fmtShape(shape)}`);
   if (shape.length > MAX_RANK) throw new TensorError("expand", `rank ${shape.length} exceeds ${MAX_RANK}`);
   const lead = shape.length - t.ndim;
-  const outShape: number[] = [], strides: number[] = [];
+  const outShape: number[] = [], strides: number[] = [], from: number[] = [];
   for (let i = 0; i < shape.length; i++) {
     const src = i - lead, want = shape[i];
     const have = src >= 0 ? t.shape[src] : 1;
@@ -113,8 +114,9 @@ export function expand(t: Tensor, shape: readonly number[]): Tensor {
     }
     outShape.push(size);
     strides.push(src >= 0 && have === size ? t.strides[src] : 0);
+    from.push(src >= 0 && have === size ? src : -1);
   }
-  return viewOf(t, outShape, strides, t.offset, "expand");
+  return viewOf(t, outShape, strides, t.offset, "expand", { from, step: from.map(() => 1), start: [] });
 }
 
 export function squeeze(t: Tensor, axis?: number | readonly number[]): Tensor {
@@ -124,7 +126,8 @@ export function squeeze(t: Tensor, axis?: number | readonly number[]): Tensor {
       : normalizeAxes(axis, t.ndim, "squeeze").filter((a) => t.shape[a] === 1),
   );
   const keep = [...t.shape.keys()].filter((i) => !drop.has(i));
-  return viewOf(t, keep.map((i) => t.shape[i]), keep.map((i) => t.strides[i]), t.offset, "squeeze");
+  const map = { from: keep, step: keep.map(() => 1), start: [] };
+  return viewOf(t, keep.map((i) => t.shape[i]), keep.map((i) => t.strides[i]), t.offset, "squeeze", map);
 }
 
 export function unsqueeze(t: Tensor, axis: number): Tensor {
@@ -133,7 +136,9 @@ export function unsqueeze(t: Tensor, axis: number): Tensor {
   const shape = [...t.shape], strides = [...t.strides];
   shape.splice(a, 0, 1);
   strides.splice(a, 0, a < t.ndim ? t.strides[a] * t.shape[a] : 1);
-  return viewOf(t, shape, strides, t.offset, "unsqueeze");
+  const from = [...t.shape.keys()];
+  from.splice(a, 0, -1);
+  return viewOf(t, shape, strides, t.offset, "unsqueeze", { from, step: from.map(() => 1), start: [] });
 }
 
 export function flatten(t: Tensor, start: number, end: number): Tensor {
@@ -154,7 +159,9 @@ export function slice(t: Tensor, axis: number, start: number, end: number | unde
   const shape = [...t.shape], strides = [...t.strides];
   shape[a] = len;
   strides[a] = t.strides[a] * step;
-  return viewOf(t, shape, strides, t.offset + s * t.strides[a], "slice");
+  const from = [...t.shape.keys()];
+  const map = { from, step: from.map((i) => (i === a ? step : 1)), start: from.map((i) => (i === a ? s : 0)) };
+  return viewOf(t, shape, strides, t.offset + s * t.strides[a], "slice", map);
 }
 
 export function narrow(t: Tensor, axis: number, start: number, length: number): Tensor {
@@ -191,12 +198,15 @@ export function flip(t: Tensor, axes: number | readonly number[]): Tensor {
   const list = normalizeAxes(axes, t.ndim, "flip");
   const strides = [...t.strides];
   let offset = t.offset;
+  const from = [...t.shape.keys()], step = from.map(() => 1), start = from.map(() => 0);
   for (const a of list) {
     if (t.shape[a] > 0) offset += (t.shape[a] - 1) * t.strides[a];
     strides[a] = -t.strides[a];
+    step[a] = -1;
+    start[a] = Math.max(t.shape[a] - 1, 0);
   }
   // A negative-stride view exists only for this copy; tensors never expose one.
-  using reversed = viewOf(t, t.shape, strides, offset, "flip");
+  using reversed = viewOf(t, t.shape, strides, offset, "flip", { from, step, start });
   return clone(reversed);
 }
 

@@ -8,7 +8,7 @@
 import type { Device } from "../runtime/device.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
 import { track, trackDeferred } from "../runtime/ownership.ts";
-import type { Deferred } from "../lazy/deferred.ts";
+import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts";
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES, type HostArray } from "./dtype.ts";
@@ -487,8 +487,13 @@ export function allocTensor(device: Device, dtype: DType, shape: Shape, op: stri
   return wrapBuffer(device, buf, dtype, shape);
 }
 
-/** A view on base's buffer with new geometry; it holds its own reference. */
-export function viewOf(base: Tensor, shape: Shape, strides: readonly number[], offset: number, op: string): Tensor {
+/**
+ * A view on base's buffer with new geometry; it holds its own reference. A deferred base
+ * whose view can be described dim by dim (`map`) stays deferred: the view re-strides the
+ * pending kernel's inputs instead of launching it.
+ */
+export function viewOf(base: Tensor, shape: Shape, strides: readonly number[], offset: number, op: string, map?: DimMap): Tensor {
+  if (map && base.isDeferred) return deferredTensor(withOp(op, () => viewOfDeferred(base.deferred!, shape, map)));
   const buf = withOp(op, () => base.buf);
   check(native.pt_buffer_retain(buf), op);
   return wrapBuffer(base.device, buf, base.dtype, shape, strides, offset, base.hostOwner);
