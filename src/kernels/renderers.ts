@@ -4,5 +4,7 @@
  */
 import { registerRenderer } from "./launch.ts";
 import { cudaRenderer } from "./cuda.ts";
+import { mslRenderer } from "./msl.ts";
 
 registerRenderer("cuda", cudaRenderer);
+registerRenderer("msl", mslRenderer);

@@ -1,0 +1,98 @@
+/**
+ * The MSL renderer: kernel IR and templates as Metal Shading Language for the Metal
+ * driver's newLibraryWithSource (fast math off), following the contract of
+ * native/src/backends/metal/params.h. Every program defines
+ *     kernel void pt_main(device uchar *b0 [[buffer(0)]], ..., constant pt_mtl_params &p
+ *         [[buffer(16)]], device pt_mtl_error *err [[buffer(17)]], uint3 group, uint3 groups,
+ *         uint lid)
+ * and reads the same argument blocks as the CPU kernels (native/src/core/blocks.h) with the
+ * same rules: conversions, integer wrap, floor division, NaN rules, Philox mapping. It is
+ * a port of the CUDA renderer (cuda.ts), whose programs were checked bit-exact against the
+ * CPU on an H200.
+ *
+ * Metal has no double: the argument block arrives as ai (exact integers) and af (floats),
+ * f64 tensors are refused by the driver, and what the CPU computes in double (f64 registers
+ * of fused expressions, float accumulation in reduce/scan/scatter-add, philox's a+u(b-a))
+ * is computed in float-float (msl/df.ts), ~48 significant bits. Results rounded to f32
+ * therefore match the CPU except near rounding midpoints, with a different summation
+ * order in reductions, and float (not double) accuracy in transcendental functions of f64
+ * registers and in philox's normal.
+ *
+ * UNVERIFIED BY A METAL COMPILER: no Mac runs this suite. test/msl_render.test.ts checks the
+ * text, compiles every program as C++17 (g++) against a stand-in header for MSL's keywords
+ * and built-ins, and runs the numeric helpers on the host; it cannot check Metal semantics
+ * (address spaces, barriers, atomics) or the GPU's arithmetic. Sources end with a NUL byte.
+ */
+import type { Renderer } from "./launch.ts";
+import { encodeBytecode, type Expr } from "./ir.ts";
+import { PREAMBLE } from "./msl/preamble.ts";
+import { DF_HELPERS } from "./msl/df.ts";
+import { renderElementwise } from "./msl/elementwise.ts";
+import { REDUCE, SCAN } from "./msl/reduce.ts";
+import { SORT } from "./msl/sort.ts";
+import { GATHER, INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./msl/index.ts";
+import { MATMUL, PHILOX } from "./msl/random.ts";
+
+export { KERNEL_HEAD, PARAMS } from "./msl/preamble.ts";
+
+/** Template kinds (blocks.h) and their pt_main, after the preamble and the df helpers. */
+export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
+  reduce: REDUCE,
+  scan: SCAN,
+  matmul: MATMUL,
+  sort: SORT,
+  gather: GATHER,
+  scatter: SCATTER,
+  index_put: INDEX_PUT,
+  index_get: INDEX_GET,
+  nonzero: NONZERO,
+  masked_select: MASKED_SELECT,
+  philox: PHILOX,
+};
+
+interface Program {
+  kind: string;
+  source: Uint8Array;
+  key: string;
+}
+
+const encoder = new TextEncoder();
+const toBytes = (text: string): Uint8Array => encoder.encode(`${text}\0`);
+
+const elementwiseCache = new Map<string, Program>();
+const templateCache = new Map<string, Program>();
+
+/** MSL source of an elementwise program, from its bytecode (for tests and tools). */
+export function mslElementwiseSource(expr: Expr, ninputs: number): string {
+  return renderElementwise(encodeBytecode(expr, ninputs));
+}
+
+/** MSL source of a template kind. */
+export function mslTemplateSource(name: string): string {
+  const body = Object.hasOwn(MSL_TEMPLATES, name) ? MSL_TEMPLATES[name] : undefined;
+  if (body === undefined) {
+    throw new Error(`msl renderer: no template "${name}" (expected one of ${Object.keys(MSL_TEMPLATES).join(", ")})`);
+  }
+  return PREAMBLE + DF_HELPERS + body;
+}
+
+export const mslRenderer: Renderer = {
+  elementwise(expr, ninputs) {
+    const words = encodeBytecode(expr, ninputs);
+    const key = `msl:${words.join(",")}`;
+    let prog = elementwiseCache.get(key);
+    if (!prog) {
+      prog = { kind: "ew", source: toBytes(renderElementwise(words)), key };
+      elementwiseCache.set(key, prog);
+    }
+    return prog;
+  },
+  template(name) {
+    let prog = templateCache.get(name);
+    if (!prog) {
+      prog = { kind: name, source: toBytes(mslTemplateSource(name)), key: `msl:t:${name}` };
+      templateCache.set(name, prog);
+    }
+    return prog;
+  },
+};

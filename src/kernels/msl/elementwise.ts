@@ -1,0 +1,307 @@
+/**
+ * Elementwise programs: blocks.h's bytecode rendered as one straight-line MSL body per
+ * element, as src/kernels/cuda/elementwise.ts does for CUDA. A register becomes a fresh
+ * local per instruction; LOAD/STORE convert through the view's dtype, read from the block
+ * at run time, so one program serves every dtype; each op has the CPU interpreter's
+ * semantics (ew_ops.h): integer wrap, floor division and Python modulo with an error on
+ * zero, NaN-propagating max/min, rint for round.
+ *
+ * Compute types: f32 is float, i32 int, i64 long. f64 registers (the CPU's double, which
+ * creation ops use for the index and constants) are float-float pt_df values (df.ts):
+ * exact for integers below 2^48, about 2^-47 relative for + - * / sqrt, float accuracy
+ * for transcendental ops and pow. Constants arrive from the driver as an exact integer
+ * (ai) or a float (af): an integer constant is exact, any other is rounded to float.
+ */
+import { KERNEL_HEAD, PREAMBLE } from "./preamble.ts";
+import { DF_HELPERS, f32 } from "./df.ts";
+import { EW_HELPERS } from "./ew_helpers.ts";
+
+const MAGIC = 0x50540001;
+const MAX_ARGS = 240; // PT_MTL_MAX_ARGS: the whole block must fit in pt_mtl_params
+const F32 = 0, F64 = 1, I32 = 2, I64 = 3;
+const CTYPE = ["float", "pt_df", "int", "long"];
+const SUFFIX = ["f32", "df", "i32", "i64"];
+const UTYPE = ["", "", "uint", "ulong"];
+
+type Op = (x: string, t: number) => string;
+const SQRT1_2 = f32(Math.fround(Math.SQRT1_2));
+const gelu = (x: string) => `pt_mul(pt_mul(0.5f, ${x}), pt_add(1.0f, pt_erf(pt_mul(${x}, ${SQRT1_2}))))`;
+const sigmoid = (x: string) => `pt_div(1.0f, pt_add(1.0f, exp(-${x})))`;
+/** Float functions, by op, that a df register computes on its float part. */
+const FLOAT_FN: Record<number, (x: string) => string> = {
+  15: (x) => `exp(${x})`,
+  16: (x) => `exp2(${x})`,
+  17: (x) => `log(${x})`,
+  18: (x) => `log2(${x})`,
+  19: (x) => `pt_log1p(${x})`,
+  22: (x) => `sin(${x})`,
+  23: (x) => `cos(${x})`,
+  24: (x) => `tan(${x})`,
+  25: (x) => `tanh(${x})`,
+  28: gelu,
+};
+
+const UNARY_F32: Record<number, Op> = {
+  ...FLOAT_FN,
+  10: (x) => `-${x}`,
+  11: (x) => `fabs(${x})`,
+  12: (x) => `(${x} > 0.0f ? 1.0f : ${x} < 0.0f ? -1.0f : ${x})`, // keeps -0 and NaN
+  13: (x) => `pt_mul(${x}, ${x})`,
+  14: (x) => `pt_div(1.0f, ${x})`,
+  20: (x) => `pt_sqrt(${x})`,
+  21: (x) => `pt_div(1.0f, pt_sqrt(${x}))`,
+  26: sigmoid,
+  27: (x) => `(${x} < 0.0f ? 0.0f : ${x})`, // x < 0 so that NaN passes through
+  29: (x) => `floor(${x})`,
+  30: (x) => `ceil(${x})`,
+  31: (x) => `rint(${x})`, // half to even
+  32: (x) => `trunc(${x})`,
+  33: (x) => `(int)!pt_nz(${x})`,
+  34: (x) => `(int)(${x} != ${x})`,
+  35: (x) => `(int)(fabs(${x}) == PT_INF_F)`,
+  36: (x) => `(int)(fabs(${x}) < PT_INF_F)`,
+  37: (x) => `(int)pt_nz(${x})`,
+};
+
+const ONE = "pt_df_of(1.0f)";
+const UNARY_DF: Record<number, Op> = {
+  ...Object.fromEntries(Object.entries(FLOAT_FN).map(([op, f]) => [op, (x: string) => `pt_df_of(${f(`${x}.hi`)})`])),
+  10: (x) => `pt_df_neg(${x})`,
+  11: (x) => `(signbit(${x}.hi) ? pt_df_neg(${x}) : ${x})`,
+  12: (x) => `(${x}.hi > 0.0f ? ${ONE} : ${x}.hi < 0.0f ? pt_df_of(-1.0f) : ${x})`,
+  13: (x) => `pt_df_mul(${x}, ${x})`,
+  14: (x) => `pt_df_div(${ONE}, ${x})`,
+  20: (x) => `pt_df_sqrt(${x})`,
+  21: (x) => `pt_df_div(${ONE}, pt_df_sqrt(${x}))`,
+  26: (x) => `pt_df_div(${ONE}, pt_df_add(${ONE}, pt_df_of(exp(-${x}.hi))))`,
+  27: (x) => `(${x}.hi < 0.0f ? pt_df_of(0.0f) : ${x})`,
+  29: (x) => `pt_df_floor(${x})`,
+  30: (x) => `pt_df_ceil(${x})`,
+  31: (x) => `pt_df_rint(${x})`,
+  32: (x) => `pt_df_trunc(${x})`,
+  33: (x) => `(int)!pt_nz(${x}.hi)`,
+  34: (x) => `(int)(${x}.hi != ${x}.hi)`,
+  35: (x) => `(int)(fabs(${x}.hi) == PT_INF_F)`,
+  36: (x) => `(int)(fabs(${x}.hi) < PT_INF_F)`,
+  37: (x) => `(int)pt_nz(${x}.hi)`,
+};
+
+const UNARY_INT: Record<number, Op> = {
+  10: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x})`,
+  11: (x, t) => `(${x} < 0 ? (${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x}) : ${x})`,
+  12: (x, t) => `(${CTYPE[t]})((${x} > 0) - (${x} < 0))`,
+  13: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})${x} * (${UTYPE[t]})${x})`,
+  27: (x, t) => `(${x} < 0 ? (${CTYPE[t]})0 : ${x})`,
+  29: (x) => x,
+  30: (x) => x,
+  31: (x) => x,
+  32: (x) => x,
+  33: (x) => `(int)(${x} == 0)`,
+  34: () => `0`,
+  35: () => `0`,
+  36: () => `1`,
+  37: (x) => `(int)(${x} != 0)`,
+};
+
+/** Comparisons and logic ops per compute type; logic ops test nonzero (NaN is). */
+function compare(op: number, a: string, b: string, t: number): string {
+  const nz = (x: string) => t === F32 ? `pt_nz(${x})` : t === F64 ? `pt_nz(${x}.hi)` : `(${x} != 0)`;
+  if (op >= 64) return `(int)(${nz(a)} ${["&", "|", "^"][op - 64]} ${nz(b)})`;
+  if (t === F64) {
+    const df = [`pt_df_eq(${a}, ${b})`, `!pt_df_eq(${a}, ${b})`, `pt_df_lt(${a}, ${b})`, `pt_df_le(${a}, ${b})`];
+    return `(int)(${[...df, `pt_df_lt(${b}, ${a})`, `pt_df_le(${b}, ${a})`][op - 58]})`;
+  }
+  return `(int)(${a} ${["==", "!=", "<", "<=", ">", ">="][op - 58]} ${b})`;
+}
+
+/** CAST between compute types (ew_cast): float -> int truncates with NaN -> 0 and saturation. */
+function cast(x: string, to: number, from: number): string {
+  if (to === from) return x;
+  if (to === F32) return from === F64 ? `${x}.hi` : `(float)${x}`;
+  if (to === F64) return from === F32 ? `pt_df_of(${x})` : `pt_df_of_long((long)${x})`;
+  if (to === I32) return from === I64 ? `pt_wrap32(${x})` : from === F64 ? `pt_df_to_i32(${x})` : `pt_f2i32(${x})`;
+  return from === I32 ? `(long)${x}` : from === F64 ? `pt_df_to_i64(${x})` : `pt_f2i64(${x})`;
+}
+
+function fail(why: string): never {
+  throw new Error(`msl renderer: ${why}`);
+}
+
+/** One binary op's expression; pushes its error checks to `body`. */
+function binary(op: number, x: string, y: string, ct: number, body: string[]): string {
+  const T = CTYPE[ct], U = UTYPE[ct];
+  const isFloat = ct === F32 || ct === F64;
+  if (op >= 58) return compare(op, x, y, ct);
+  if (op <= 53 && isFloat) return `pt_${ct === F64 ? "df_" : ""}${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
+  if (op <= 52) return `(${T})((${U})${x} ${["+", "-", "*"][op - 50]} (${U})${y})`;
+  if (op === 53) {
+    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 0, 0); return; }`);
+    return `pt_idiv(${x}, ${y})`;
+  }
+  if (op === 54) {
+    if (ct === F32) return `pt_pow(${x}, ${y})`;
+    if (ct === F64) return `pt_df_of(pt_pow(${x}.hi, ${y}.hi))`;
+    body.push(`if (${y} < 0) { pt_fail(err, PT_KERR_INT_POW, @i, 0, 0); return; }`);
+    return `pt_ipow(${x}, ${y})`;
+  }
+  if (op === 55) {
+    if (ct === F32) return `pt_fmod_py(${x}, ${y})`;
+    if (ct === F64) return `pt_df_mod_py(${x}, ${y})`;
+    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 1, 0); return; }`);
+    return `pt_imod(${x}, ${y})`;
+  }
+  // MAX (56), MIN (57): a NaN in either operand wins
+  const [p, q] = op === 56 ? [y, x] : [x, y];
+  if (ct === F64) return `(${x}.hi != ${x}.hi || pt_df_lt(${p}, ${q}) ? ${x} : ${y})`;
+  const cmp = op === 56 ? ">" : "<";
+  return ct === F32 ? `(${x} != ${x} || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
+}
+
+/** Elements per thread per step of the contiguous path: their loads are all issued first. */
+const UNROLL = 4;
+
+/**
+ * The pt_main of an elementwise program, from its bytecode. Instruction lines are written
+ * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
+ * index) and `@q<v>` (view v's element offset).
+ */
+export function renderElementwise(words: Int32Array): string {
+  if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
+  const ninputs = words[1], ninstr = words[3];
+  if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
+  const nviews = ninputs + 1;
+  const constBase = 10 + nviews * 11 + 1; // slot of const[0]
+  if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than pt_mtl_params' ${MAX_ARGS} argument slots`);
+  const hoisted: string[] = [];
+  const loads: { T: string; name: string; expr: string }[] = [];
+  const body: string[] = [];
+  const regs = new Map<number, { name: string; type: number }>();
+  const read = (i: number, r: number, type: number): string => {
+    const reg = regs.get(r);
+    if (!reg) fail(`instruction ${i} reads register ${r} before it is written`);
+    if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
+    return reg.name;
+  };
+  let stored = false;
+  for (let i = 0; i < ninstr; i++) {
+    const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
+    if (stored) fail("STORE must be the last instruction");
+    if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
+    const name = `t${i}@u`, T = CTYPE[ct];
+    let expr: string, type = ct;
+    if (op === 0) {
+      if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
+      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(vb${a + 1}, dt${a + 1}, @q${a + 1})` });
+      regs.set(dst, { name, type });
+      continue;
+    } else if (op === 1) {
+      if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past pt_mtl_params' ${MAX_ARGS} argument slots`);
+      const k = constBase + a;
+      const conv = ct === F32 ? `PT_F(${k})` : `pt_const_${SUFFIX[ct]}(p, ${k})`;
+      hoisted.push(`  const ${T} t${i} = ${conv};`);
+      regs.set(dst, { name: `t${i}`, type });
+      continue;
+    } else if (op === 2) {
+      expr = ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : ct === F64 ? "pt_df_of_long(@i)" : "(float)@i";
+    } else if (op === 3) {
+      if (b < 0 || b > 3) fail(`instruction ${i} casts from ctype ${b}`);
+      expr = cast(read(i, a, b), ct, b);
+    } else if (op >= 10 && op <= 37) {
+      const x = read(i, a, ct);
+      const f = (ct === F32 ? UNARY_F32 : ct === F64 ? UNARY_DF : UNARY_INT)[op];
+      if (!f) fail(`instruction ${i}: op ${op} needs a float ctype, not ${SUFFIX[ct]}`);
+      expr = f(x, ct);
+      if (op >= 33) type = I32;
+    } else if (op >= 50 && op <= 66) {
+      expr = binary(op, read(i, a, ct), read(i, b, ct), ct, body);
+      if (op >= 58) type = I32;
+    } else if (op === 80) {
+      expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
+    } else if (op === 90) {
+      if (i !== ninstr - 1) fail("STORE must be the last instruction");
+      body.push(`pt_ew_st_${SUFFIX[ct]}(vb0, dt0, @q0, ${read(i, a, ct)});`);
+      stored = true;
+      continue;
+    } else {
+      fail(`instruction ${i} has unknown op ${op}`);
+    }
+    body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
+    regs.set(dst, { name, type });
+  }
+  if (!stored) fail("the last instruction must be STORE");
+
+  const views = Array.from({ length: nviews }, (_, v) => v);
+  const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
+  const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string) =>
+    lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
+  const zero = (T: string) => T === "pt_df" ? "pt_df_of(0.0f)" : "0";
+  const units = Array.from({ length: UNROLL }, (_, u) => u);
+  const linearLoads = units.map((u) =>
+    [
+      `      const long i${u} = i + ${u} * PT_STEP;`,
+      ...loads.map((l) => `      ${l.T} ${l.name} = ${zero(l.T)};\n      if (i${u} < n) ${l.name} = ${l.expr};`),
+    ].join("\n").replaceAll("@u", `_${u}`).replace(/@q(\d+)/g, (_, v) => `o${v} + i${u}`)
+  );
+  const linearBody = units.map((u) =>
+    `      if (i${u} < n) {\n${place(body, "        ", `_${u}`, `i${u}`, (v) => `o${v} + i${u}`)}\n      }`
+  );
+  const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
+  return `${PREAMBLE}${DF_HELPERS}${EW_HELPERS}
+/* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
+ * ELEMENT launch over the output's elements. */
+${KERNEL_HEAD}
+  threadgroup long sh_shape[PT_MAX_RANK];
+  threadgroup long sh_st[${nviews}][PT_MAX_RANK];
+  const int rank = (int)PT_A(0);
+  long n = 1;
+  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(1 + d) : 1;
+${
+    each((v) =>
+      `  const pt_ptr vb${v} = B[(int)PT_A(${10 + 11 * v}) & (PT_MTL_MAX_BUFS - 1)];
+  const int dt${v} = (int)PT_A(${11 + 11 * v});
+  const long o${v} = PT_A(${12 + 11 * v});`
+    )
+  }
+  /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
+  const bool dense_all = ${each((v) => `pt_ew_linear(p, ${13 + 11 * v}, rank)`, " && ")};
+${hoisted.join("\n")}
+  if (dense_all) {
+    for (long i = PT_FIRST; i < n; i += ${UNROLL} * PT_STEP) {
+${linearLoads.join("\n")}
+${linearBody.join("\n")}
+    }
+    return;
+  }
+  /* Strided views: shape and strides in threadgroup memory; under 2^31 elements the
+   * coordinates are found in 32 bits. */
+  if (lid == 0) {
+    for (int d = 0; d < PT_MAX_RANK; d++) {
+      sh_shape[d] = d < rank ? PT_A(1 + d) : 1;
+${each((v) => `      sh_st[${v}][d] = PT_A(${13 + 11 * v} + d);`)}
+    }
+  }
+  PT_BARRIER;
+  const bool narrow32 = n <= 0x7fffffff;
+  for (long i = PT_FIRST; i < n; i += PT_STEP) {
+    long ${each((v) => `q${v} = o${v}`, ", ")};
+    if (narrow32) {
+      uint r = (uint)i;
+      for (int d = rank - 1; d >= 0; d--) {
+        const uint e = (uint)sh_shape[d], c = r % e;
+        r /= e;
+${each((v) => `        q${v} += (long)c * sh_st[${v}][d];`)}
+      }
+    } else {
+      long r = i;
+      for (int d = rank - 1; d >= 0; d--) {
+        const long c = r % sh_shape[d];
+        r /= sh_shape[d];
+${each((v) => `        q${v} += c * sh_st[${v}][d];`)}
+      }
+    }
+${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
+${place(body, "    ", "", "i", (v) => `q${v}`)}
+  }
+}
+`;
+}

@@ -1,0 +1,167 @@
+/**
+ * Device helpers only the elementwise programs (elementwise.ts) use: ew_io.h's loads and
+ * stores between a view's dtype and a compute type, the constants of the block converted
+ * as the CPU converts its f64 slots, and ew_ops.h's integer division, modulo and power
+ * (wrapping, floor division, Python's sign rules) and Python's float modulo, in float and
+ * in float-float for f64 registers.
+ */
+/** Helpers only elementwise programs use (ew_io.h's loads and stores, ew_ops.h's ops). */
+export const EW_HELPERS = String.raw`
+inline float pt_ew_ld_f32(pt_ptr b, int dt, long i) {
+  switch (dt) {
+  case PT_F32: return ((device float *)b)[i];
+  case PT_F16: return pt_f16_to_f32(((device ushort *)b)[i]);
+  case PT_BF16: return pt_bf16_to_f32(((device ushort *)b)[i]);
+  case PT_I32: return (float)((device int *)b)[i];
+  case PT_I64: return (float)((device long *)b)[i];
+  case PT_U8: return (float)b[i];
+  default: return (float)(b[i] != 0);
+  }
+}
+inline pt_df pt_ew_ld_df(pt_ptr b, int dt, long i) {
+  return dt == PT_BOOL ? pt_df_of((float)(b[i] != 0)) : pt_ld_df(b, dt, i);
+}
+inline int pt_ew_ld_i32(pt_ptr b, int dt, long i) {
+  switch (dt) {
+  case PT_F32: return pt_f2i32(((device float *)b)[i]);
+  case PT_F16: return pt_f2i32(pt_f16_to_f32(((device ushort *)b)[i]));
+  case PT_BF16: return pt_f2i32(pt_bf16_to_f32(((device ushort *)b)[i]));
+  case PT_I32: return ((device int *)b)[i];
+  case PT_I64: return pt_wrap32(((device long *)b)[i]);
+  case PT_U8: return (int)b[i];
+  default: return (int)(b[i] != 0);
+  }
+}
+inline long pt_ew_ld_i64(pt_ptr b, int dt, long i) {
+  switch (dt) {
+  case PT_F32: return pt_f2i64(((device float *)b)[i]);
+  case PT_F16: return pt_f2i64(pt_f16_to_f32(((device ushort *)b)[i]));
+  case PT_BF16: return pt_f2i64(pt_bf16_to_f32(((device ushort *)b)[i]));
+  case PT_I32: return (long)((device int *)b)[i];
+  case PT_I64: return ((device long *)b)[i];
+  case PT_U8: return (long)b[i];
+  default: return (long)(b[i] != 0);
+  }
+}
+#define pt_ew_st_f32 pt_st_f
+/* An f64 register is stored as the CPU's pt_st_f64 stores one. */
+#define pt_ew_st_df pt_st_df
+inline void pt_ew_st_i32(pt_ptr b, int dt, long i, int v) {
+  switch (dt) {
+  case PT_F32: ((device float *)b)[i] = (float)v; break;
+  case PT_F16: ((device ushort *)b)[i] = pt_f32_to_f16((float)v); break;
+  case PT_BF16: ((device ushort *)b)[i] = pt_f32_to_bf16((float)v); break;
+  case PT_I32: ((device int *)b)[i] = v; break;
+  case PT_I64: ((device long *)b)[i] = (long)v; break;
+  case PT_U8: b[i] = (uchar)(uint)v; break;
+  default: b[i] = (uchar)(v != 0); break;
+  }
+}
+inline void pt_ew_st_i64(pt_ptr b, int dt, long i, long v) {
+  switch (dt) {
+  case PT_F32: ((device float *)b)[i] = (float)v; break;
+  case PT_F16: ((device ushort *)b)[i] = pt_f32_to_f16((float)v); break;
+  case PT_BF16: ((device ushort *)b)[i] = pt_f32_to_bf16((float)v); break;
+  case PT_I32: ((device int *)b)[i] = pt_wrap32(v); break;
+  case PT_I64: ((device long *)b)[i] = v; break;
+  case PT_U8: b[i] = (uchar)(ulong)v; break;
+  default: b[i] = (uchar)(v != 0); break;
+  }
+}
+
+/* Constants: the CPU converts the slot's f64 value; an integer slot is exact in ai. */
+inline pt_df pt_const_df(constant pt_mtl_params &p, int k) { return PT_A(k) != 0 ? pt_df_of_long(PT_A(k)) : pt_df_of(PT_F(k)); }
+inline long pt_const_i64(constant pt_mtl_params &p, int k) { return PT_A(k) != 0 ? PT_A(k) : pt_f2i64(PT_F(k)); }
+inline int pt_const_i32(constant pt_mtl_params &p, int k) {
+  const long v = PT_A(k);
+  if (v == 0) return pt_f2i32(PT_F(k));
+  return v >= PT_I32_MAX ? PT_I32_MAX : v <= PT_I32_MIN ? PT_I32_MIN : (int)v;
+}
+
+/* Python's float %: the result takes the divisor's sign, a zero result is +-0 by it. */
+inline float pt_fmod_py(float a, float b) {
+  float r = fmod(a, b);
+  if (r != 0.0f) { if ((r < 0.0f) != (b < 0.0f)) r = pt_add(r, b); }
+  else r = copysign(0.0f, b);
+  return r;
+}
+/* C's fmod in df: a - trunc(a/b) b, then one step fixes a quotient rounded across an integer. */
+inline pt_df pt_df_fmod(pt_df a, pt_df b) {
+  if (!isfinite(a.hi) || b.hi == 0.0f || b.hi != b.hi) return pt_df_of(PT_NAN_F);
+  if (isinf(b.hi)) return a;
+  const pt_df ab = b.hi < 0.0f ? pt_df_neg(b) : b;
+  pt_df r = pt_df_sub(a, pt_df_mul(pt_df_trunc(pt_df_div(a, b)), b));
+  if (a.hi >= 0.0f) {
+    if (r.hi < 0.0f) r = pt_df_add(r, ab);
+    else if (pt_df_le(ab, r)) r = pt_df_sub(r, ab);
+  } else {
+    if (r.hi > 0.0f) r = pt_df_sub(r, ab);
+    else if (pt_df_le(r, pt_df_neg(ab))) r = pt_df_add(r, ab);
+  }
+  return r.hi == 0.0f ? pt_df_of(copysign(0.0f, a.hi)) : r;
+}
+inline pt_df pt_df_mod_py(pt_df a, pt_df b) {
+  pt_df r = pt_df_fmod(a, b);
+  if (r.hi != 0.0f) { if ((r.hi < 0.0f) != (b.hi < 0.0f)) r = pt_df_add(r, b); }
+  else r = pt_df_of(copysign(0.0f, b.hi));
+  return r;
+}
+/* Floor division and Python modulo; d != 0 (checked by the caller). d == -1 wraps, since
+ * MIN / -1 overflows. */
+inline int pt_idiv(int a, int d) {
+  if (d == -1) return (int)(0u - (uint)a);
+  int q = a / d;
+  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
+  return q;
+}
+inline long pt_idiv(long a, long d) {
+  if (d == -1) return (long)(0ul - (ulong)a);
+  long q = a / d;
+  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
+  return q;
+}
+inline int pt_imod(int a, int d) {
+  if (d == -1) return 0;
+  int r = a % d;
+  if (r != 0 && ((r < 0) != (d < 0))) r += d;
+  return r;
+}
+inline long pt_imod(long a, long d) {
+  if (d == -1) return 0;
+  long r = a % d;
+  if (r != 0 && ((r < 0) != (d < 0))) r += d;
+  return r;
+}
+/* Exponent >= 0 (checked by the caller); wraps. */
+inline int pt_ipow(int base, int e) {
+  uint result = 1u, square = (uint)base;
+  for (uint x = (uint)e; x != 0u; x >>= 1) {
+    if (x & 1u) result *= square;
+    square *= square;
+  }
+  return (int)result;
+}
+inline long pt_ipow(long base, long e) {
+  ulong result = 1ul, square = (ulong)base;
+  for (ulong x = (ulong)e; x != 0ul; x >>= 1) {
+    if (x & 1ul) result *= square;
+    square *= square;
+  }
+  return (long)result;
+}
+
+/* Whether the view whose strides start at slot k has its elements at offset + i for output
+ * element i (row-major contiguous over the shape; size-1 dims may have any stride). */
+inline bool pt_ew_linear(constant pt_mtl_params &p, int k, int rank) {
+  long dense = 1;
+  bool ok = true;
+  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
+    const long e = d < rank ? PT_A(1 + d) : 1;
+    if (e != 1) {
+      ok = ok && PT_A(k + d) == dense;
+      dense *= e;
+    }
+  }
+  return ok;
+}
+`;

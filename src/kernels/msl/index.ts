@@ -1,0 +1,328 @@
+/**
+ * gather, scatter, index_put / index_get, nonzero and masked_select (index.c on the CPU,
+ * cuda/index.ts on CUDA). Reads run as ELEMENT launches; writes that may collide (scatter,
+ * index_put) as SERIAL launches where thread 0 walks in row-major order, so the last writer
+ * wins and float accumulation has one order. In error mode every index is checked (by the
+ * whole threadgroup) before the first write, so a failed scatter or index_put leaves its
+ * output untouched; the first bad index in row-major order is the one reported. That first
+ * one is found with a min-fold in threadgroup memory, since 64-bit atomics are not portable
+ * across Metal GPUs.
+ */
+import { KERNEL_HEAD } from "./preamble.ts";
+
+/** Helpers of the indexed-write kernels. */
+const INDEX_HELPERS = String.raw`
+#define PT_NONE 0xfffffffffffffffful
+
+/* reduce: 0 set 1 add 2 max 3 min. Floats combine as the CPU's f64 values do (df here), ints
+ * in int64 with wrap. */
+inline void pt_combine(pt_ptr db, int ddt, long di, pt_ptr sb, int sdt, long si, int reduce) {
+  if (reduce == 0) { pt_copy_elem(db, ddt, di, sb, sdt, si); return; }
+  if (pt_is_float(ddt)) {
+    const pt_df x = pt_ld_df(db, ddt, di), y = pt_ld_df(sb, sdt, si);
+    pt_df r;
+    if (reduce == 1) r = pt_df_add(x, y);
+    else if (x.hi != x.hi || y.hi != y.hi) r = x.hi != x.hi ? x : y;
+    else if (reduce == 2) r = pt_df_lt(y, x) ? x : y;
+    else r = pt_df_lt(x, y) ? x : y;
+    pt_st_df(db, ddt, di, r);
+  } else {
+    const long x = pt_ld_i(db, ddt, di), y = pt_ld_i(sb, sdt, si);
+    long r;
+    if (reduce == 1) r = (long)((ulong)x + (ulong)y);
+    else if (reduce == 2) r = x > y ? x : y;
+    else r = x < y ? x : y;
+    pt_st_i(db, ddt, di, r);
+  }
+}
+
+/* The smallest of the threads' values, known to every thread. */
+inline ulong pt_group_min(ulong v, threadgroup ulong *sh, uint lid) {
+  sh[lid] = v;
+  PT_BARRIER;
+  for (uint w = PT_BLOCK / 2; w > 0; w >>= 1) {
+    if (lid < w && sh[lid + w] < sh[lid]) sh[lid] = sh[lid + w];
+    PT_BARRIER;
+  }
+  const ulong r = sh[0];
+  PT_BARRIER; /* read by all before sh is written again */
+  return r;
+}
+`;
+
+/** gather [rank, shape x8 (of index = of output), axis, axis size, mode, IN VIEW, IDX VIEW, OUT VIEW]. */
+export const GATHER = String.raw`
+/* out[p] = in[p with p[axis] = idx[p]]; ELEMENT launch over the index's elements. */
+${KERNEL_HEAD}
+  int rank = (int)PT_A(0);
+  if (rank == 0) rank = 1; /* a 0-d index is 1-d of one element */
+  long shape[PT_MAX_RANK];
+  const long n = pt_shape_at(p, 1, rank, shape);
+  const int axis = (int)PT_A(9), mode = (int)PT_A(11);
+  const long size = PT_A(10);
+  const pt_view vin = pt_view_at(p, B, 12), ix = pt_view_at(p, B, 23), vout = pt_view_at(p, B, 34);
+  long ist[PT_MAX_RANK], astride = 0; /* in's strides with the axis left out */
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    ist[d] = d == axis ? 0 : vin.st[d];
+    if (d == axis) astride = vin.st[d];
+  }
+  for (long i = PT_FIRST; i < n; i += PT_STEP) {
+    const long v = pt_ld_i(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st));
+    const long k = pt_norm_index(v, size, mode);
+    if (k < 0) { pt_fail(err, PT_KERR_INDEX, v, axis, size); return; }
+    pt_copy_elem(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, vout.st), vin.b, vin.dt,
+                 vin.off + pt_offset_of(i, rank, shape, ist) + k * astride);
+  }
+}
+`;
+
+/** scatter [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW, SRC VIEW]. */
+export const SCATTER = INDEX_HELPERS + String.raw`
+/* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p; SERIAL. */
+${KERNEL_HEAD}
+  threadgroup ulong sh[PT_BLOCK];
+  int rank = (int)PT_A(0);
+  if (rank == 0) rank = 1;
+  long shape[PT_MAX_RANK];
+  const long n = pt_shape_at(p, 1, rank, shape);
+  const int axis = (int)PT_A(9), mode = (int)PT_A(11), reduce = (int)PT_A(12);
+  const long size = PT_A(10);
+  const pt_view vout = pt_view_at(p, B, 13), ix = pt_view_at(p, B, 24), src = pt_view_at(p, B, 35);
+  if (group.x != 0 || n == 0) return;
+  long ost[PT_MAX_RANK], astride = 0;
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    ost[d] = d == axis ? 0 : vout.st[d];
+    if (d == axis) astride = vout.st[d];
+  }
+  if (mode == 0 || size <= 0) { /* find the first bad index before writing anything */
+    ulong mine = PT_NONE;
+    for (long i = lid; i < n; i += PT_BLOCK)
+      if (pt_norm_index(pt_ld_i(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode) < 0) {
+        mine = (ulong)i;
+        break;
+      }
+    const ulong bad = pt_group_min(mine, sh, lid);
+    if (bad != PT_NONE) {
+      if (lid == 0) pt_fail(err, PT_KERR_INDEX, pt_ld_i(ix.b, ix.dt, ix.off + pt_offset_of((long)bad, rank, shape, ix.st)), axis, size);
+      return;
+    }
+  }
+  if (lid != 0) return;
+  for (long i = 0; i < n; i++) {
+    const long k = pt_norm_index(pt_ld_i(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode);
+    pt_combine(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, ost) + k * astride, src.b, src.dt,
+               src.off + pt_offset_of(i, rank, shape, src.st), reduce);
+  }
+}
+`;
+
+/**
+ * index_put / index_get [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8,
+ * OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8, IDX VIEW x k,
+ * VALS: buf, dtype, offset, b stride x8, rest stride x8]. VALS starts at slot 48 + 11k.
+ */
+const INDEX_PUT_COMMON = String.raw`
+typedef struct {
+  int k, brank, rrank, mode, acc;
+  long bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], nb, nr;
+  pt_view out;  /* st: the indexed dims' strides */
+  long orest[PT_MAX_RANK];
+  pt_view vals; /* st: strides over bshape */
+  long vrest[PT_MAX_RANK];
+} pt_ip;
+
+inline void pt_ip_parse(constant pt_mtl_params &p, const thread pt_ptr *bufs, thread pt_ip &j) {
+  j.k = (int)PT_A(0);
+  if (j.k < 1 || j.k > PT_MAX_RANK) j.k = 1; /* the host check refuses such blocks */
+  j.brank = (int)PT_A(1);
+  j.rrank = (int)PT_A(10);
+  j.mode = (int)PT_A(19);
+  j.acc = (int)PT_A(20);
+  j.nb = pt_shape_at(p, 2, j.brank, j.bshape);
+  j.nr = pt_shape_at(p, 11, j.rrank, j.rshape);
+  j.out = pt_view_at(p, bufs, 29);
+  j.vals = pt_view_at(p, bufs, 48 + PT_VIEW_SLOTS * j.k);
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    j.orest[d] = PT_A(40 + d);
+    j.vrest[d] = PT_A(48 + PT_VIEW_SLOTS * j.k + 11 + d);
+  }
+}
+
+/* Index q at bshape position b: its raw value. */
+inline long pt_ip_index(constant pt_mtl_params &p, const thread pt_ptr *bufs, const thread pt_ip &j, int q, long b) {
+  const pt_view x = pt_view_at(p, bufs, 48 + PT_VIEW_SLOTS * q);
+  return pt_ld_i(x.b, x.dt, x.off + pt_offset_of(b, j.brank, j.bshape, x.st));
+}
+
+/* *off = the out element offset (from out.off) of bshape position b's indexed dims.
+ * Returns -1, or the first q whose index is bad (its raw value in *bad_value). */
+inline int pt_ip_base(constant pt_mtl_params &p, const thread pt_ptr *bufs, const thread pt_ip &j, long b,
+                      thread long *off, thread long *bad_value) {
+  *off = 0;
+  for (int q = 0; q < j.k; q++) {
+    const long v = pt_ip_index(p, bufs, j, q, b), x = pt_norm_index(v, PT_A(21 + q), j.mode);
+    if (x < 0) { *bad_value = v; return q; }
+    *off += x * j.out.st[q];
+  }
+  return -1;
+}
+`;
+
+export const INDEX_PUT = INDEX_HELPERS + INDEX_PUT_COMMON + String.raw`
+/* out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r], row-major over (b, r); SERIAL. */
+${KERNEL_HEAD}
+  threadgroup ulong sh[PT_BLOCK];
+  pt_ip j;
+  pt_ip_parse(p, B, j);
+  if (group.x != 0) return;
+  /* Each index array in turn, in error mode (or with a zero-size dim): the first bad one. */
+  for (int q = 0; q < j.k; q++) {
+    const long size = PT_A(21 + q);
+    if (j.nb > 0 && (j.mode == 0 || size <= 0)) {
+      ulong mine = PT_NONE;
+      for (long b = lid; b < j.nb; b += PT_BLOCK)
+        if (pt_norm_index(pt_ip_index(p, B, j, q, b), size, j.mode) < 0) {
+          mine = (ulong)b;
+          break;
+        }
+      const ulong at = pt_group_min(mine, sh, lid);
+      if (at != PT_NONE) {
+        if (lid == 0) pt_fail(err, PT_KERR_INDEX, pt_ip_index(p, B, j, q, (long)at), q, size);
+        return;
+      }
+    }
+  }
+  if (lid != 0) return;
+  for (long b = 0; b < j.nb && j.nr > 0; b++) {
+    long base = 0, unused = 0;
+    pt_ip_base(p, B, j, b, &base, &unused); /* every index was checked (or clamps, or wraps) */
+    base += j.out.off;
+    const long vb = j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st);
+    for (long r = 0; r < j.nr; r++)
+      pt_combine(j.out.b, j.out.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
+                 vb + pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.acc);
+  }
+}
+`;
+
+export const INDEX_GET = INDEX_PUT_COMMON + String.raw`
+/* vals[b, r] = out[idx0[b], ..., idx(k-1)[b], r]; ELEMENT launch over nb * nr. */
+${KERNEL_HEAD}
+  pt_ip j;
+  pt_ip_parse(p, B, j);
+  const long total = j.nb * j.nr;
+  for (long i = PT_FIRST; i < total; i += PT_STEP) {
+    const long b = i / j.nr, r = i % j.nr;
+    long base = 0, v = 0;
+    const int q = pt_ip_base(p, B, j, b, &base, &v);
+    if (q >= 0) { pt_fail(err, PT_KERR_INDEX, v, q, PT_A(21 + q)); return; }
+    pt_copy_elem(j.vals.b, j.vals.dt, j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) +
+                 pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.out.b, j.out.dt,
+                 j.out.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest));
+  }
+}
+`;
+
+/** Counting and group-wide ordered compaction for nonzero and masked_select (SERIAL). */
+const COMPACT_HELPERS = String.raw`
+/* Nonzero elements of view t over shape, counted by the group (every thread gets it). */
+inline long pt_group_count(pt_view t, long n, int rank, const thread long *shape, threadgroup long *sh, uint lid) {
+  long c = 0;
+  for (long i = lid; i < n; i += PT_BLOCK) c += pt_is_nonzero(t.b, t.dt, t.off + pt_offset_of(i, rank, shape, t.st)) ? 1 : 0;
+  sh[lid] = c;
+  PT_BARRIER;
+  for (uint w = PT_BLOCK / 2; w > 0; w >>= 1) {
+    if (lid < w) sh[lid] += sh[lid + w];
+    PT_BARRIER;
+  }
+  const long r = sh[0];
+  PT_BARRIER;
+  return r;
+}
+
+/* Inclusive prefix sum of f over the group's threads in thread order; *total = the sum. */
+inline int pt_group_scan(int f, threadgroup int *sh, thread int *total, uint lid) {
+  sh[lid] = f;
+  PT_BARRIER;
+  for (uint s = 1; s < PT_BLOCK; s <<= 1) {
+    const int t = lid >= s ? sh[lid - s] : 0;
+    PT_BARRIER;
+    sh[lid] += t;
+    PT_BARRIER;
+  }
+  const int incl = sh[lid];
+  *total = sh[PT_BLOCK - 1];
+  PT_BARRIER; /* read by all before the next scan writes */
+  return incl;
+}
+`;
+
+/**
+ * nonzero [rank, shape x8, IN VIEW, OUT buf, count]: OUT is int64 [count, rank] contiguous,
+ * row-major order. The group counts first and reports PT_KERR_COUNT (details: expected,
+ * found) without writing when the count differs; then it compacts 256 elements at a time.
+ */
+export const NONZERO = COMPACT_HELPERS + String.raw`
+${KERNEL_HEAD}
+  threadgroup int sh[PT_BLOCK];
+  threadgroup long cnt[PT_BLOCK];
+  const int rank = (int)PT_A(0);
+  long shape[PT_MAX_RANK];
+  const long n = pt_shape_at(p, 1, rank, shape);
+  const pt_view vin = pt_view_at(p, B, 9);
+  device long *coords = (device long *)B[(int)PT_A(20) & (PT_MTL_MAX_BUFS - 1)];
+  const long want = PT_A(21);
+  if (group.x != 0) return;
+  const long found = pt_group_count(vin, n, rank, shape, cnt, lid);
+  if (found != want) {
+    if (lid == 0) pt_fail(err, PT_KERR_COUNT, want, found, 0);
+    return;
+  }
+  long row = 0;
+  for (long c0 = 0; c0 < n; c0 += PT_BLOCK) {
+    const long i = c0 + lid;
+    const int f = i < n && pt_is_nonzero(vin.b, vin.dt, vin.off + pt_offset_of(i, rank, shape, vin.st)) ? 1 : 0;
+    int total = 0;
+    const int incl = pt_group_scan(f, sh, &total, lid);
+    if (f) {
+      long r = i;
+      device long *at = coords + (row + incl - 1) * rank;
+      for (int d = rank - 1; d >= 0; d--) {
+        at[d] = r % shape[d];
+        r /= shape[d];
+      }
+    }
+    row += total;
+  }
+}
+`;
+
+/** masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]. */
+export const MASKED_SELECT = COMPACT_HELPERS + String.raw`
+${KERNEL_HEAD}
+  threadgroup int sh[PT_BLOCK];
+  threadgroup long cnt[PT_BLOCK];
+  const int rank = (int)PT_A(0);
+  long shape[PT_MAX_RANK];
+  const long n = pt_shape_at(p, 1, rank, shape);
+  const pt_view vin = pt_view_at(p, B, 9), mask = pt_view_at(p, B, 20), vout = pt_view_at(p, B, 31);
+  const long want = PT_A(42);
+  if (group.x != 0) return;
+  const long found = pt_group_count(mask, n, rank, shape, cnt, lid);
+  if (found != want) {
+    if (lid == 0) pt_fail(err, PT_KERR_COUNT, want, found, 0);
+    return;
+  }
+  long row = 0;
+  for (long c0 = 0; c0 < n; c0 += PT_BLOCK) {
+    const long i = c0 + lid;
+    const int f = i < n && pt_is_nonzero(mask.b, mask.dt, mask.off + pt_offset_of(i, rank, shape, mask.st)) ? 1 : 0;
+    int total = 0;
+    const int incl = pt_group_scan(f, sh, &total, lid);
+    if (f)
+      pt_copy_elem(vout.b, vout.dt, vout.off + (row + incl - 1) * vout.st[0], vin.b, vin.dt,
+                   vin.off + pt_offset_of(i, rank, shape, vin.st));
+    row += total;
+  }
+}
+`;
