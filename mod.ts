@@ -23,6 +23,10 @@ export { emptyCache, memoryStats } from "./src/runtime/memory.ts";
 export type { MemoryStats } from "./src/runtime/memory.ts";
 export { liveBytes } from "./src/runtime/native.ts";
 export { eager, lazyEnabled, setLazy } from "./src/lazy/deferred.ts";
+export { capture } from "./src/tensor/capture.ts";
+export type { CapturedStep, CaptureOptions } from "./src/tensor/capture.ts";
+export { compareBackends } from "./src/tensor/compare.ts";
+export type { BackendComparison, BackendDifference } from "./src/tensor/compare.ts";
 
 /** Runs the pending fused kernels of the given tensors (lazy mode); returns them. */
 export function materialize<T extends readonly Tensor[]>(...tensors: T): T {

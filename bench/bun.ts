@@ -1,12 +1,12 @@
 /**
  * The cases of bench/cases.ts under Bun with tinybench; prints one table:
- * case, median, p10, p90, samples, device.
+ * case, median, p10, p90, samples, per call (the host microcases), device.
  *
  *     bun bench/bun.ts [case ...]      (npm run bench; PT_BENCH_QUICK=1 for CI, PT_BENCH_FULL=1 for the big ones)
  */
 import { Bench } from "tinybench";
 import * as pt from "../mod.ts";
-import { cases, quantile, QUICK, skipNote } from "./cases.ts";
+import { cases, perCall, quantile, QUICK, skipNote } from "./cases.ts";
 
 const only = process.argv.slice(2);
 const device = pt.defaultDevice().id;
@@ -35,10 +35,11 @@ for (const c of cases.filter((c) => only.length === 0 || only.includes(c.name)))
       p10: ms(quantile(lat.samples, 0.1)),
       p90: ms(quantile(lat.samples, 0.9)),
       samples: lat.samplesCount,
+      per_call: perCall(c, lat.p50),
       device,
     });
   } catch (e) {
-    rows.push({ case: c.name, median: "error", p10: "", p90: "", samples: 0, device });
+    rows.push({ case: c.name, median: "error", p10: "", p90: "", samples: 0, per_call: "", device });
     errors.push(`${c.name}: ${(e as Error).message}`);
   } finally {
     if (s) c.teardown(s);

@@ -4,9 +4,11 @@
  * region: it disposes everything it makes and ends with the device idle. check() recomputes
  * once, outside timing, and throws if the result is wrong. The state is the input tensors.
  *
- * PT_BENCH_FULL=1 adds matmul_4096 and add_256m, too big for CI on the CPU.
+ * PT_BENCH_FULL=1 adds matmul_4096 and add_256m, too big for CI on the CPU. The host-side
+ * microcases of bench/micro.ts come last.
  */
 import * as pt from "../mod.ts";
+import { micro } from "./micro.ts";
 
 export type State = Record<string, pt.Tensor>;
 export interface Case {
@@ -15,6 +17,8 @@ export interface Case {
   run(state: State): void;
   check(state: State): void;
   teardown(state: State): void;
+  /** Calls of the measured path per run(), where runners should report time per call. */
+  calls?: number;
 }
 type Out = pt.Tensor | pt.Tensor[];
 
@@ -33,7 +37,14 @@ export function env(name: string): string | undefined {
 export const FULL = env("PT_BENCH_FULL") === "1";
 export const QUICK = env("PT_BENCH_QUICK") === "1";
 
-const held = (out: Out): Disposable => out instanceof pt.Tensor ? out : { [Symbol.dispose]: () => out.forEach((t) => t.dispose()) };
+/** Runs a deferred (lazy) result's kernel; a no-op for eager tensors and builds without lazy mode. */
+export const materialize = (t: pt.Tensor): void => void (t as unknown as { materialize?(): unknown }).materialize?.();
+/** Materializes the outputs, so that the timed region does the work even in lazy mode, and disposes them at scope exit. */
+function held(out: Out): Disposable {
+  if (out instanceof pt.Tensor) return materialize(out), out;
+  out.forEach(materialize);
+  return { [Symbol.dispose]: () => out.forEach((t) => t.dispose()) };
+}
 
 /** Builds a case from its inputs, one repetition of its work (repeated `reps` times) and a verifier. */
 function mk<S extends State, T extends Out>(name: string, setup: () => S, op: (s: S) => T, verify: (s: S, out: T) => void, reps = 1): Case {
@@ -103,11 +114,50 @@ function matmul(name: string, n: number): Case {
   });
 }
 
+/** The case with lazy mode off: every op launches at once (dispatch cost, or the eager twin of a fused case). */
+function eager(c: Case, name = c.name): Case {
+  return { ...c, name, run: (s) => pt.eager(() => c.run(s)), check: (s) => pt.eager(() => c.check(s)) };
+}
+
 function binaryLoop(name: string, n: number, reps: number): Case {
-  return mk(name, () => ({ a: pt.rand([n]), b: pt.rand([n]) }), (s) => s.a.add(s.b), (s, out) => {
+  return eager(mk(name, () => ({ a: pt.rand([n]), b: pt.rand([n]) }), (s) => s.a.add(s.b), (s, out) => {
     const [a, b] = [vals(s.a), vals(s.b)];
     same(out, (i) => f(a[i] + b[i]), 0, "a+b");
-  }, reps);
+  }, reps));
+}
+
+/** dispatch_overhead_small as a captured step (pt.capture): 256 adds recorded once, replayed per run. */
+function capturedLoop(name: string, n: number, reps: number): Case {
+  const steps = new WeakMap<State, pt.CapturedStep<[pt.Tensor, pt.Tensor], pt.Tensor>>();
+  const loop = (a: pt.Tensor, b: pt.Tensor) =>
+    pt.eager(() => {
+      let c = a.add(b);
+      for (let i = 1; i < reps; i++) {
+        c.dispose();
+        c = a.add(b);
+      }
+      return c;
+    });
+  const c = mk(
+    name,
+    () => {
+      const s = { a: pt.rand([n]), b: pt.rand([n]) };
+      steps.set(s, pt.capture(loop));
+      return s;
+    },
+    (s) => steps.get(s)!(s.a, s.b),
+    (s, out) => {
+      const [a, b] = [vals(s.a), vals(s.b)];
+      same(out, (i) => f(a[i] + b[i]), 0, "a+b");
+    },
+  );
+  return {
+    ...c,
+    teardown(s) {
+      steps.get(s)?.dispose();
+      c.teardown(s);
+    },
+  };
 }
 
 const HW = [3, 1080, 1920];
@@ -123,6 +173,7 @@ const all: Case[] = [
   }),
   matmul("matmul_1024", 1024),
   binaryLoop("dispatch_overhead_small", 64, 256),
+  capturedLoop("dispatch_overhead_small_captured", 64, 256),
   binaryLoop("eager_binary_dispatch_tight_loop", 16, 4096),
   mk("masking_ops_tight_loop", () => ({ x: pt.randn([256]), y: pt.randn([256]) }), (s) => {
     using m = s.x.gt(0);
@@ -150,9 +201,8 @@ const all: Case[] = [
       }
     }
   }),
-  // No lazy mode yet: this is the same computation done eagerly (d is materialized by its
-  // ops, each alias by a clone). It becomes meaningful with the lazy issue, where d and its
-  // aliases are deferred and materializing them must not recompute d.
+  // In lazy mode d and its aliases are deferred until held() materializes them, which must
+  // not recompute d; eagerly (PT_LAZY=0) d is computed op by op and each alias is a copy.
   mk("deferred_alias_copy_materialize", () => ({ src: pt.rand([262144]) }), (s) => {
     using a = s.src.add(1);
     using m = a.mul(2);
@@ -211,7 +261,14 @@ const all: Case[] = [
   }),
   matmul("matmul_4096", 4096),
   add("add_256m", 256 * 1024 * 1024),
+  ...micro,
 ];
+// The eager twin of the fused case: the lazy issue's target is the ratio of the two.
+all.splice(
+  all.findIndex((c) => c.name === "fused_pointwise_1080p") + 1,
+  0,
+  eager(all.find((c) => c.name === "fused_pointwise_1080p")!, "fused_pointwise_1080p_eager"),
+);
 
 const BIG = new Set(["matmul_4096", "add_256m"]);
 /** The cases to run: all of them with PT_BENCH_FULL=1, else all but the two big ones. */
@@ -219,6 +276,11 @@ export const cases: Case[] = all.filter((c) => FULL || !BIG.has(c.name));
 export const skipped: string[] = all.filter((c) => !cases.includes(c)).map((c) => c.name);
 /** A line for runners to print, or "" when nothing was skipped. */
 export const skipNote = skipped.length ? `skipped ${skipped.join(", ")} (too big for the CPU in CI; set PT_BENCH_FULL=1)` : "";
+
+/** "12.3 ns/call" for a case that makes many calls per run, else "". */
+export function perCall(c: Case, ms: number): string {
+  return c.calls ? `${(ms * 1e6 / c.calls).toFixed(1)} ns/call` : "";
+}
 
 /** The p-quantile (0..1) of ascending samples, interpolating linearly. */
 export function quantile(sorted: ArrayLike<number>, p: number): number {

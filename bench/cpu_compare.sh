@@ -2,6 +2,8 @@
 # One command: our cases under Deno (bench/run.ts) and the NumPy peer (bench/numpy_peer.py),
 # then a markdown table  case | polytensor ms | NumPy ms | ratio  written to OUT_DIR/cpu_compare.md
 # and stdout. ratio = NumPy time / ours: our throughput relative to NumPy (> 1: we are faster).
+# Beside it, OUT_DIR/cpu_compare.svg charts ours / NumPy (bench/chart.py: the sense of the GPU
+# chart, below 1 we are faster). The host microcases (bench/micro.ts) get their own ns table.
 #
 #     bash bench/cpu_compare.sh [OUT_DIR]        (default bench/out/; PT_BENCH_QUICK / PT_BENCH_FULL apply)
 #
@@ -33,6 +35,8 @@ sleep 0.2 # let tee flush numpy.log
 
 "$py" - "$out" <<'PY' | tee "$out/cpu_compare.md"
 import json, os, platform, subprocess, sys
+sys.path.insert(0, "bench")
+from chart import svg
 out = sys.argv[1]
 ours, peer = json.load(open(f"{out}/polytensor.json")), json.load(open(f"{out}/numpy.json"))
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
@@ -40,11 +44,21 @@ shim = os.environ.get("PT_LIBRARY") or "native/zig-out/lib"
 print(f"CPU: {cpu}, {os.cpu_count()} cores, load average {open('/proc/loadavg').read().split()[0]}.")
 print(f"polytensor: {ours['device']}, shim {shim}. {open(f'{out}/numpy.log').readline().strip()}\n")
 print("| case | polytensor ms | NumPy ms | ratio |\n|---|---:|---:|---:|")
-for name in list(peer) + [n for n in list(ours["results"]) + list(ours["errors"]) if n not in peer]:
+micro = [n for n, r in ours["results"].items() if "ns_per_call" in r] + [n for n in ours["errors"] if n.startswith("host_")]
+for name in list(peer) + [n for n in list(ours["results"]) + list(ours["errors"]) if n not in peer and n not in micro]:
     r, p = ours["results"].get(name), peer.get(name)
     mine = f"{r['median_ms']:.3f}" if r else "error" if name in ours["errors"] else "-"
     ratio = f"{p / r['median_ms']:.2f}x" if r and p else "-"
     print(f"| {name} | {mine} | {f'{p:.3f}' if p else '-'} | {ratio} |")
+if micro:
+    print("\nHost-side microcases (bench/micro.ts), ns per call; their C floors are CUDA's (bench/gpu_compare.sh):\n")
+    print("| case | polytensor ns |\n|---|---:|")
+    for name in micro:
+        r = ours["results"].get(name)
+        print(f"| {name} | {'%.0f' % r['ns_per_call'] if r else 'error'} |")
+ratios = {n: ours["results"][n]["median_ms"] / p for n, p in peer.items() if p and n in ours["results"]}
+with open(f"{out}/cpu_compare.svg", "w") as f:
+    f.write(svg(f"polytensor vs NumPy on {cpu}, {os.cpu_count()} cores", [("ours / NumPy", ratios)], list(peer)))
 if ours["errors"]:
     print("\nerrors:\n" + "\n".join(f"- {name}: {msg}" for name, msg in ours["errors"].items()))
 if ours["skipped"]:

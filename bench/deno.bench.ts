@@ -28,7 +28,7 @@ globalThis.addEventListener("unload", () => active?.c.teardown(active.s));
 if (skipNote) console.log(skipNote);
 for (const c of cases) {
   Deno.bench({
-    name: c.name,
+    name: c.calls ? `${c.name} (${c.calls} calls)` : c.name,
     group: c.name,
     ...(QUICK ? { n: 2, warmup: 1 } : {}),
     fn(b) {

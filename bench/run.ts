@@ -1,19 +1,21 @@
 /**
  * A small JSON-emitting runner for bench/cpu_compare.sh: each case is set up, warmed up,
  * checked once, then timed with performance.now() around run() until a time budget or a
- * sample cap is reached. Prints {device (with whether a BLAS was found), results: {case: {median_ms, p10_ms, p90_ms, samples}},
+ * sample cap is reached. Prints {device (with whether a BLAS was found), results: {case: {median_ms, p10_ms, p90_ms, samples}
+ * (+ ns_per_call for the host microcases)},
  * errors: {case: message}, skipped: [case]} on stdout; progress goes to stderr.
  *
  *     deno run --allow-all bench/run.ts [case ...]      (also runs under bun)
  */
 import * as pt from "../mod.ts";
-import { type Case, cases, quantile, QUICK, skipNote, skipped } from "./cases.ts";
+import { type Case, cases, perCall, quantile, QUICK, skipNote, skipped } from "./cases.ts";
 
 const BUDGET_MS = QUICK ? 0 : 2000, MIN = QUICK ? 2 : 7, MAX = QUICK ? 2 : 200;
 const args = globalThis as unknown as { Deno?: { args: string[] }; process?: { argv: string[] } };
 const only = args.Deno?.args ?? args.process?.argv.slice(2) ?? [];
 
-function time(c: Case): { median_ms: number; p10_ms: number; p90_ms: number; samples: number } {
+type Result = { median_ms: number; p10_ms: number; p90_ms: number; samples: number; ns_per_call?: number };
+function time(c: Case): Result {
   const s = c.setup();
   try {
     const w0 = performance.now();
@@ -27,18 +29,20 @@ function time(c: Case): { median_ms: number; p10_ms: number; p90_ms: number; sam
       t.push(performance.now() - a);
     }
     t.sort((x, y) => x - y);
-    return { median_ms: quantile(t, 0.5), p10_ms: quantile(t, 0.1), p90_ms: quantile(t, 0.9), samples: t.length };
+    const r: Result = { median_ms: quantile(t, 0.5), p10_ms: quantile(t, 0.1), p90_ms: quantile(t, 0.9), samples: t.length };
+    if (c.calls) r.ns_per_call = r.median_ms * 1e6 / c.calls;
+    return r;
   } finally {
     c.teardown(s);
   }
 }
 
-const results: Record<string, ReturnType<typeof time>> = {}, errors: Record<string, string> = {};
+const results: Record<string, Result> = {}, errors: Record<string, string> = {};
 if (skipNote) console.error(skipNote);
 for (const c of cases.filter((c) => only.length === 0 || only.includes(c.name))) {
   try {
     results[c.name] = time(c);
-    console.error(`${c.name}: ${results[c.name].median_ms.toFixed(3)} ms`);
+    console.error(`${c.name}: ${results[c.name].median_ms.toFixed(3)} ms ${perCall(c, results[c.name].median_ms)}`);
   } catch (e) {
     errors[c.name] = (e as Error).message;
     console.error(`${c.name}: ERROR ${errors[c.name]}`);

@@ -1,9 +1,31 @@
 #!/usr/bin/env bash
 # CI's benchmark smoke run: every case under `deno bench` and under Bun with tinybench, with
 # tiny sample counts (PT_BENCH_QUICK=1). Each case checks its result; times are not judged.
+# Then the GPU harness as a dry run on the CPU (its report and chart, with the GPU steps
+# failing or skipping as they must there), the WebGPU peer, and the chart of RESULTS.md.
+# With PT_LIBRARY set, that shim is used and nothing is built.
 source "$(dirname "$0")/env.sh"
-build_native
+[ -n "${PT_LIBRARY:-}" ] || build_native
 echo "== deno bench (quick)" >&2
 PT_BENCH_QUICK=1 "$DENO" bench --allow-all bench/ >&2
 echo "== bun run bench (quick)" >&2
 PT_BENCH_QUICK=1 "$BUN" bench/bun.ts >&2
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "== bench/gpu_compare.sh, dry run on the CPU (quick)" >&2
+PT_BENCH_RUNTIME=deno PT_BENCH_QUICK=1 PT_BENCH_FULL=0 bash bench/gpu_compare.sh "$tmp/gpu" cpu vulkan >/dev/null 2>"$tmp/gpu.err" ||
+  { cat "$tmp/gpu.err" >&2; exit 1; }
+for f in gpu_compare.md gpu_compare.svg gpu_compare.json; do
+  [ -s "$tmp/gpu/$f" ] || { echo "gpu_compare.sh wrote no $f" >&2; cat "$tmp/gpu.err" >&2; exit 1; }
+done
+python3 - "$tmp/gpu/polytensor-cpu.json" <<'PY' || { cat "$tmp/gpu.err" >&2; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["results"] and not r["errors"], f"dry run on the CPU: {r['errors'] or 'no results'}"
+PY
+grep -E '^- webgpu:' "$tmp/gpu/gpu_compare.md" >&2
+echo "== bench/chart.py on bench/RESULTS.md" >&2
+python3 bench/chart.py bench/RESULTS.md "$tmp/results0.svg" 0 >&2
+python3 bench/chart.py bench/RESULTS.md "$tmp/results1.svg" 1 >&2
+echo "bench smoke passed" >&2

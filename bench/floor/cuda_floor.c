@@ -2,13 +2,20 @@
  * the few driver API and NVRTC types it uses, dlopens libcuda.so.1 and libnvrtc, and makes
  * the calls our shim makes (NVRTC compile, cuModuleLoadData, cuLaunchKernel on a stream,
  * cuStreamSynchronize, graphs, async copies). Wall-clock medians, each sample ending with
- * the device idle. Prints JSON {name: ms | GB/s, "_meta": {...}} on stdout.
+ * the device idle. Prints JSON {name: ms | GB/s | ns (names ending _ns), "_meta": {...}} on stdout.
  *   dispatch_overhead_small          256 x (16-element add launch), then stream sync
  *   launch_256_host_ms               the 256 cuLaunchKernel calls alone (host time)
  *   graph_replay_256                 the same 256 launches captured once, replay + sync
  *   add_256m (+ _gbps)               one vectorised launch c = a + b over 256M floats + sync
  *   dtod_copy_1gib (+ _gbps)         cuMemcpyDtoDAsync of 1 GiB + sync (GB/s counts read+write)
  *   deferred_alias_copy_materialize  one fused launch d = ((src+1)*2)-3, 262144 floats + sync
+ * Host-side microcases, ns per call (1000 calls per sample, then a stream sync), the floors
+ * of bench/micro.ts:
+ *   mem_alloc_free_ns                cuMemAlloc + cuMemFree of 256 bytes (the driver path)
+ *   mem_alloc_free_async_ns          cuMemAllocAsync + cuMemFreeAsync (the driver's pool: cached)
+ *   event_record_ns                  cuEventRecord of one reused event
+ *   event_create_record_destroy_ns   cuEventCreate + cuEventRecord + cuEventDestroy (as a fence)
+ *   stream_sync_idle_ns              cuStreamSynchronize on an idle stream
  * Exit 2 when libcuda, libnvrtc or a device is missing; 1 when a call fails (the JSON then
  * holds what was measured and "_error"). Build: zig build floor (native/zig-out/bin). */
 #define _POSIX_C_SOURCE 200809L
@@ -22,7 +29,7 @@
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
-typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream, *CUgraph, *CUgraphExec, *nvrtcProgram;
+typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream, *CUgraph, *CUgraphExec, *CUevent, *nvrtcProgram;
 
 static CUresult (*cuInit)(unsigned);
 static CUresult (*cuDriverGetVersion)(int *);
@@ -36,6 +43,11 @@ static CUresult (*cuStreamCreate)(CUstream *, unsigned);
 static CUresult (*cuStreamSynchronize)(CUstream);
 static CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
 static CUresult (*cuMemFree)(CUdeviceptr);
+static CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
+static CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+static CUresult (*cuEventCreate)(CUevent *, unsigned);
+static CUresult (*cuEventRecord)(CUevent, CUstream);
+static CUresult (*cuEventDestroy)(CUevent);
 static CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
 static CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
 static CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
@@ -64,6 +76,8 @@ static const struct { int lib; void **fn; const char *name; } syms[] = {
     SYM(0, cuDeviceGetAttribute, "cuDeviceGetAttribute"), SYM(0, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
     SYM(0, cuCtxSetCurrent, "cuCtxSetCurrent"), SYM(0, cuStreamCreate, "cuStreamCreate"),
     SYM(0, cuStreamSynchronize, "cuStreamSynchronize"), SYM(0, cuMemAlloc, "cuMemAlloc_v2"), SYM(0, cuMemFree, "cuMemFree_v2"),
+    SYM(0, cuMemAllocAsync, "cuMemAllocAsync"), SYM(0, cuMemFreeAsync, "cuMemFreeAsync"),
+    SYM(0, cuEventCreate, "cuEventCreate"), SYM(0, cuEventRecord, "cuEventRecord"), SYM(0, cuEventDestroy, "cuEventDestroy_v2"),
     SYM(0, cuMemsetD32Async, "cuMemsetD32Async"), SYM(0, cuMemcpyDtoH, "cuMemcpyDtoH_v2"),
     SYM(0, cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"), SYM(0, cuModuleLoadData, "cuModuleLoadData"),
     SYM(0, cuModuleGetFunction, "cuModuleGetFunction"), SYM(0, cuLaunchKernel, "cuLaunchKernel"),
@@ -87,7 +101,7 @@ static const char *src =
 
 /* ----- results: printed as JSON on every exit path */
 static char meta[512] = "{}";
-static struct { const char *name; double v; } res[16];
+static struct { const char *name; double v; } res[32];
 static int nres;
 static void put(const char *name, double v) { res[nres].name = name, res[nres++].v = v; }
 static void finish(int code, const char *err) {
@@ -301,5 +315,27 @@ int main(void) {
   ms = median(t, SB);
   put("dtod_copy_1gib", ms);
   put("dtod_copy_1gib_gbps", 2 * gib / (ms * 1e6));
+  CU(cuMemFree(A));
+  CU(cuMemFree(B));
+  CU(cuMemFree(C));
+
+  /* (f) host-side microcases, last: a driver without memory pools fails here, after the rest */
+  enum { N = 1000 };
+  CUdeviceptr p;
+  CUevent ev;
+  CU(cuEventCreate(&ev, 0));
+#define MICRO(key, body)                                        \
+  for (int s = -3; s < S; s++) {                                \
+    double t1 = now_ms();                                       \
+    for (int i = 0; i < N; i++) { body; }                       \
+    CU(cuStreamSynchronize(st));                                \
+    if (s >= 0) t[s] = now_ms() - t1;                           \
+  }                                                             \
+  put(key, median(t, S) * 1e6 / N)
+  MICRO("mem_alloc_free_ns", CU(cuMemAlloc(&p, 256)); CU(cuMemFree(p)));
+  MICRO("mem_alloc_free_async_ns", CU(cuMemAllocAsync(&p, 256, st)); CU(cuMemFreeAsync(p, st)));
+  MICRO("event_record_ns", CU(cuEventRecord(ev, st)));
+  MICRO("event_create_record_destroy_ns", CUevent e; CU(cuEventCreate(&e, 0)); CU(cuEventRecord(e, st)); CU(cuEventDestroy(e)));
+  MICRO("stream_sync_idle_ns", CU(cuStreamSynchronize(st)));
   finish(0, NULL);
 }

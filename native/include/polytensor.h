@@ -116,6 +116,18 @@ PT_API int32_t pt_fence_wait(int32_t fence);
 PT_API double pt_fence_elapsed_ms(int32_t start, int32_t end); /* < 0: status */
 PT_API int32_t pt_fence_free(int32_t fence);
 
+/* Captured steps. Between pt_capture_begin and pt_capture_end, the launches and device
+ * copies queued on the queue are recorded (capture_begin/end of the driver, or a list the
+ * core keeps); pt_capture_end runs the recording once and returns a graph handle that
+ * pt_graph_launch replays on a queue of the same device with no per-op work. The graph
+ * holds every buffer and program its work touched until pt_graph_free, so buffers freed
+ * inside the step are not reused by others. While capturing, host reads, writes and
+ * device syncs on the queue fail, and captures do not nest. */
+PT_API int32_t pt_capture_begin(int32_t queue);
+PT_API int32_t pt_capture_end(int32_t queue); /* > 0: the graph */
+PT_API int32_t pt_graph_launch(int32_t graph, int32_t queue);
+PT_API int32_t pt_graph_free(int32_t graph);
+
 /* Capabilities looked up by name (1 yes, 0 no), e.g. "host_wrap", "f64", "blas". */
 PT_API int32_t pt_device_has(int32_t device, const uint8_t *name, int32_t name_len);
 /* Number of live handles of all kinds (for tests of ownership). */

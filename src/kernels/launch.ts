@@ -91,6 +91,7 @@ export function runElementwise(
  * costs one cheap call; elsewhere it is the price of an exact error for these ops only.
  */
 export function settle(device: Device, op: string): void {
+  if (device.capturing !== 0) return; // a host wait cannot be recorded: the replay's sync reports it
   check(native.pt_device_sync(device.handle), op);
 }
 

@@ -97,6 +97,8 @@ export class Device {
   readonly info: DeviceInfo;
   /** Bumped by close(); tensors remember the epoch they were made in. */
   epoch = 0;
+  /** The native queue capturing a step on this device (pt.capture), else 0. */
+  capturing = 0;
   #handle = 0;
   #queue = 0;
   #programs = new Map<string, number>();
@@ -179,6 +181,7 @@ export class Device {
     this.#handle = 0;
     this.#queue = 0;
     this.#programs.clear();
+    this.capturing = 0;
     this.epoch++;
     openDevices.delete(this);
   }

@@ -168,7 +168,7 @@ interface IndexPlan {
   k: number;
   bshape: number[];
   rest: number[];
-  idxStrides: number[][];
+  idxStrides: (readonly number[])[];
 }
 
 function planIndices(t: Tensor, indices: readonly Tensor[], op: string): IndexPlan {
@@ -212,7 +212,7 @@ export function indexPut(t: Tensor, indices: readonly Tensor[], values: TensorLi
   const m = modeCode(mode, op);
   const p = planIndices(t, indices, op);
   const target = [...p.bshape, ...p.rest];
-  let valStrides: number[];
+  let valStrides: readonly number[];
   if (values instanceof Tensor) {
     commonDevice(op, [t, values]);
     const bs = broadcastShapes(op, values.shape, target);

@@ -97,7 +97,8 @@ function launchReduce(
  * A whole-tensor reduction of many elements runs in two stages: `chunks` rows of partial
  * results (so every compute unit of the device has rows to work on), then one row over the
  * partials. Every device uses the same decomposition, so backends still agree; partial
- * sums of floats are kept in float64.
+ * sums of floats are kept in float64 (in float32 on a device without it, whose reduce
+ * kernels then accumulate as precisely as they can).
  */
 const SPLIT_MIN = 1 << 16;
 const SPLIT: Partial<Record<ReduceOp, { partial: ReduceOp; combine: ReduceOp }>> = {
@@ -117,7 +118,7 @@ function splitReduce(op: ReduceOp, t: Tensor, outShape: readonly number[]): Tens
   const chunks = Math.min(1024, Math.max(2, t.device.info.computeUnits * 8));
   const m = Math.floor(n / chunks), tail = n - chunks * m;
   const partialType: DType = partial === "sum" || partial === "prod"
-    ? (isFloat(t.dtype) ? "float64" : "int64")
+    ? (isFloat(t.dtype) ? (t.device.info.float64 ? "float64" : "float32") : "int64")
     : reduceDType(partial, t.dtype);
   using flat = reshape(t, [n]);
   using body = narrow(flat, 0, 0, chunks * m);

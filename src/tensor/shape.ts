@@ -36,7 +36,8 @@ export function fmtShape(s: Shape): string {
 }
 
 export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
-  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  let rank = 0;
+  for (const s of shapes) if (s.length > rank) rank = s.length;
   const out = new Array<number>(rank).fill(1);
   for (const s of shapes) {
     for (let i = 0; i < s.length; i++) {
@@ -54,7 +55,12 @@ export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
 }
 
 /** Strides of a view broadcast to `to`: 0 along new or size-1 dims. */
-export function broadcastStrides(shape: Shape, strides: readonly number[], to: Shape): number[] {
+export function broadcastStrides(shape: Shape, strides: readonly number[], to: Shape): readonly number[] {
+  if (shape.length === to.length) { // the common case: no new dims, often nothing to zero
+    let same = true;
+    for (let i = 0; i < shape.length && same; i++) same = shape[i] === to[i] || shape[i] !== 1;
+    if (same) return strides;
+  }
   const out = new Array<number>(to.length).fill(0);
   for (let i = 0; i < shape.length; i++) {
     const o = to.length - shape.length + i;

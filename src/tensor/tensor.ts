@@ -480,11 +480,19 @@ export function deferredTensor(node: Deferred): Tensor {
   return new Tensor(creating, node.device, 0, node.dtype, node.shape, contiguousStrides(node.shape), 0, undefined, node);
 }
 
+/** Sees every tensor an op allocates, with the op's name (pt.compareBackends sets it). */
+export let allocTracer: ((t: Tensor, op: string) => void) | null = null;
+export function setAllocTracer(f: ((t: Tensor, op: string) => void) | null): void {
+  allocTracer = f;
+}
+
 /** A new contiguous tensor with uninitialised contents. */
 export function allocTensor(device: Device, dtype: DType, shape: Shape, op: string): Tensor {
   const bytes = numel(shape) * DTYPES[dtype].size;
   const buf = check(native.pt_buffer_alloc(device.handle, bytes), op);
-  return wrapBuffer(device, buf, dtype, shape);
+  const t = wrapBuffer(device, buf, dtype, shape);
+  if (allocTracer !== null) allocTracer(t, op);
+  return t;
 }
 
 /**

@@ -28,9 +28,13 @@ static void destroy(pt_obj *o) {
     else if (d->drv->unwrap) d->drv->unwrap(d->ctx, b->mem);
     break;
   }
-  case PT_KIND_QUEUE: d->drv->queue_free(d->ctx, ((pt_queue *)o)->q); break;
+  case PT_KIND_QUEUE:
+    if (((pt_queue *)o)->capture) pt_graph_destroy(((pt_queue *)o)->capture); /* an unfinished capture */
+    d->drv->queue_free(d->ctx, ((pt_queue *)o)->q);
+    break;
   case PT_KIND_FENCE: d->drv->fence_free(d->ctx, ((pt_fence *)o)->f); break;
   case PT_KIND_PROGRAM: d->drv->program_free(d->ctx, ((pt_prog *)o)->p); break;
+  case PT_KIND_GRAPH: pt_graph_destroy((pt_graph *)o); return; /* frees itself */
   default: return; /* devices are freed by close */
   }
   free(o);
@@ -52,6 +56,11 @@ void pt_obj_put(void *p) {
   pt_dev *d = o->dev;
   if (o->kind != PT_KIND_DEVICE && --o->refs == 0) destroy(o);
   if (--d->busy == 0 && d->closing) pt_cond_broadcast(&core_idle);
+}
+
+void pt_obj_unref(void *p) {
+  pt_obj *o = p;
+  if (--o->refs == 0) destroy(o);
 }
 
 void pt_obj_drop(void *p, int reason) {
@@ -200,9 +209,9 @@ PT_API int32_t pt_device_close(int32_t device) {
     if (*p == d) { *p = d->next; break; }
   d->closing = 1;
   pt_handle_free(device, PT_FREED_BY_CALLER);
-  /* Fences and programs before buffers before queues: the reverse of dependence. */
-  static const int order[] = {PT_KIND_FENCE, PT_KIND_PROGRAM, PT_KIND_BUFFER, PT_KIND_QUEUE};
-  for (int k = 0; k < 4; k++) {
+  /* Graphs, fences and programs before buffers before queues: the reverse of dependence. */
+  static const int order[] = {PT_KIND_GRAPH, PT_KIND_FENCE, PT_KIND_PROGRAM, PT_KIND_BUFFER, PT_KIND_QUEUE};
+  for (int k = 0; k < 5; k++) {
     int cursor = 0, kind;
     int32_t h;
     void *obj;

@@ -37,6 +37,7 @@ PT_API int32_t pt_device_sync(int32_t device) {
     }
     pt_obj_use(h, PT_KIND_QUEUE, (void **)&qs[n++]);
   }
+  for (int i = 0; i < n && st == PT_OK; i++) st = pt_capture_forbids(qs[i], d, "pt_device_sync");
   pt_unlock();
   for (int i = 0; i < n && st == PT_OK; i++)
     if ((st = d->drv->sync(d->ctx, qs[i]->q)) != PT_OK) st = pt_error_prefix(st, "pt_device_sync on %s device %d", d->drv->name, d->index);
@@ -129,6 +130,7 @@ PT_API int32_t pt_launch(int32_t queue, int32_t program, const double *args, int
     }
   }
   pt_dev *d = q->o.dev;
+  if (q->capture && (st = pt_capture_launch(q, p, bufs, nbuf, args + 1 + nbuf, nargs - 1 - nbuf)) != PT_OK) goto put;
   pt_unlock();
   st = d->drv->launch(d->ctx, q->q, p->p, refs, nbuf, args + 1 + nbuf, nargs - 1 - nbuf);
   if (st != PT_OK) st = pt_error_prefix(st, "pt_launch on %s device %d", d->drv->name, d->index);
@@ -205,6 +207,7 @@ PT_API int32_t pt_fence_record(int32_t queue) {
   pt_queue *q;
   int st = pt_handle_get(queue, PT_KIND_QUEUE, (void **)&q);
   pt_dev *d = st == PT_OK ? q->o.dev : NULL;
+  if (st == PT_OK) st = pt_capture_forbids(q, d, "pt_fence_record");
   if (st == PT_OK && (st = d->drv->fence_record(d->ctx, q->q, &f->f)) != PT_OK)
     st = pt_error_prefix(st, "pt_fence_record on %s device %d", d->drv->name, d->index);
   else if (st == PT_OK && (st = new_handle(d, PT_KIND_FENCE, &f->o)) < 0)

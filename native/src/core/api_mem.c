@@ -145,10 +145,12 @@ static int32_t transfer(int32_t queue, int32_t buffer, double offset, void *host
   pt_buf *b;
   pt_lock();
   if ((st = pin2(queue, buffer, &q, &b, fn)) != PT_OK) { pt_unlock(); return st; }
-  if ((st = range_check(b, off, n, fn, "byte")) == PT_OK && n > 0) {
+  if ((st = pt_capture_forbids(q, NULL, fn)) == PT_OK && (st = range_check(b, off, n, fn, "byte")) == PT_OK && (n > 0 || !write)) {
     pt_dev *d = b->o.dev;
     pt_unlock();
-    st = write ? d->drv->write(d->ctx, q->q, b->mem, off, host, n) : d->drv->read(d->ctx, q->q, b->mem, off, host, n);
+    /* A zero-byte read still waits for the queue (polytensor.h), so it reports a failure queued before it. */
+    st = write ? d->drv->write(d->ctx, q->q, b->mem, off, host, n)
+         : n > 0 ? d->drv->read(d->ctx, q->q, b->mem, off, host, n) : d->drv->sync(d->ctx, q->q);
     if (st != PT_OK) st = pt_error_prefix(st, "%s on %s device %d", fn, d->drv->name, d->index);
     pt_lock();
   }
@@ -179,7 +181,8 @@ PT_API int32_t pt_buffer_copy(int32_t queue, int32_t src, double src_offset, int
   if ((st = pin2(queue, src, &q, &s, fn)) != PT_OK) { pt_unlock(); return st; }
   if ((st = pt_obj_use(dst, PT_KIND_BUFFER, (void **)&d2)) != PT_OK) goto out2;
   if (d2->o.dev != q->o.dev) st = pt_error(PT_EINVAL, "%s: buffer %d and queue %d are on different devices", fn, dst, queue);
-  else if ((st = range_check(s, so, n, fn, "source")) == PT_OK && (st = range_check(d2, dof, n, fn, "destination")) == PT_OK && n > 0) {
+  else if ((st = range_check(s, so, n, fn, "source")) == PT_OK && (st = range_check(d2, dof, n, fn, "destination")) == PT_OK && n > 0 &&
+           (!q->capture || (st = pt_capture_copy(q, s, so, d2, dof, n)) == PT_OK)) {
     pt_dev *d = q->o.dev;
     pt_unlock();
     st = d->drv->copy(d->ctx, q->q, s->mem, so, d2->mem, dof, n);

@@ -54,7 +54,8 @@ struct pt_dev {
 };
 
 typedef struct { pt_obj o; pt_block *block; void *mem, *host; size_t bytes; int owners, wrapped; } pt_buf;
-typedef struct { pt_obj o; void *q; } pt_queue;
+typedef struct pt_graph pt_graph;
+typedef struct { pt_obj o; void *q; pt_graph *capture; /* set between pt_capture_begin and _end */ } pt_queue;
 typedef struct { pt_obj o; void *f; } pt_fence;
 typedef struct { pt_obj o; void *p; } pt_prog;
 
@@ -67,6 +68,17 @@ int pt_obj_use(int32_t h, int kind, void **obj);
 void pt_obj_put(void *obj);
 /* Under the lock: frees the handle of obj and drops its share of references. */
 void pt_obj_drop(void *obj, int reason);
+
+/* Under the lock: drops a reference taken without pt_obj_use (a graph's pin). */
+void pt_obj_unref(void *obj);
+
+/* capture.c, under the lock: a launch or device copy on a capturing queue pins what it uses
+ * for the graph (and records itself when the driver cannot capture); destroy frees a graph. */
+int pt_capture_launch(pt_queue *q, pt_prog *p, pt_buf *const *bufs, int nbuf, const double *a, int na);
+int pt_capture_copy(pt_queue *q, pt_buf *src, size_t soff, pt_buf *dst, size_t doff, size_t bytes);
+void pt_graph_destroy(pt_graph *g);
+/* PT_OK, or the error for a host read, write or wait while q (or any queue of d) captures. */
+int pt_capture_forbids(const pt_queue *q, const pt_dev *d, const char *what);
 
 /* Allocator (under the lock). pt_alloc_get rounds, takes from the cache or the driver. */
 int pt_alloc_get(pt_dev *d, size_t bytes, pt_block **out);

@@ -20,7 +20,7 @@ static slot_t *slots;
 static int32_t nslots, cap_slots, live;
 static int32_t free_head = -1, free_tail = -1, nfree;
 
-static const char *const kind_names[PT_KIND_COUNT] = {"none", "device", "queue", "buffer", "program", "fence"};
+static const char *const kind_names[PT_KIND_COUNT] = {"none", "device", "queue", "buffer", "program", "fence", "captured step"};
 
 const char *pt_kind_name(int kind) { return kind > 0 && kind < PT_KIND_COUNT ? kind_names[kind] : "object"; }
 

@@ -11,7 +11,7 @@
 #define PT_HANDLES_H
 #include <stdint.h>
 
-enum pt_kind { PT_KIND_NONE = 0, PT_KIND_DEVICE, PT_KIND_QUEUE, PT_KIND_BUFFER, PT_KIND_PROGRAM, PT_KIND_FENCE, PT_KIND_COUNT };
+enum pt_kind { PT_KIND_NONE = 0, PT_KIND_DEVICE, PT_KIND_QUEUE, PT_KIND_BUFFER, PT_KIND_PROGRAM, PT_KIND_FENCE, PT_KIND_GRAPH, PT_KIND_COUNT };
 
 /* Why a slot was freed, for the message a later lookup gives. */
 enum pt_free_reason { PT_FREED_BY_CALLER = 0, PT_FREED_BY_CLOSE = 1 };

@@ -241,4 +241,8 @@ const pt_driver pt_driver_cuda = {
     .launch = cuda_launch,
     .mem_info = cuda_mem_info,
     .unwrap = NULL,
+    .capture_begin = cuda_capture_begin,
+    .capture_end = cuda_capture_end,
+    .graph_launch = cuda_graph_launch,
+    .graph_free = cuda_graph_free,
 };

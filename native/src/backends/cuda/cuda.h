@@ -37,7 +37,7 @@ typedef struct {
   int blas_state;       /* 0 not tried, 1 ready, < 0 the status of the failed attempt */
 } cuda_ctx;
 
-typedef struct { CUstream s; } cuda_queue;
+typedef struct { CUstream s; int capturing; uint32_t capture_kinds; } cuda_queue;
 typedef struct { CUevent ev; int status; char *msg; } cuda_fence; /* status: a failure seen once sticks */
 typedef struct { int kind; CUmodule mod; CUfunction fn; } cuda_prog;
 
@@ -72,6 +72,12 @@ void cuda_program_free(void *ctx, void *prog);
 /* grid.c: launch shapes. Checks the block (blocks.h) and sets *grid (0 = no work). */
 int cuda_plan(const cuda_ctx *c, int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, unsigned *grid,
               pt_matmul_plan *mm);
+
+/* graph.c: captured steps as CUDA graphs (stream capture, instantiate once, replay) */
+int cuda_capture_begin(void *ctx, void *queue);
+int cuda_capture_end(void *ctx, void *queue, void **graph);
+int cuda_graph_launch(void *ctx, void *queue, void *graph);
+void cuda_graph_free(void *ctx, void *graph);
 
 /* launch.c */
 int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs);

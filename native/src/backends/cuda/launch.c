@@ -43,6 +43,7 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   pt_mutex_lock(&c->lock);
   c->launched = 1;
   c->kinds_since |= 1u << p->kind;
+  if (q->capturing) q->capture_kinds |= 1u << p->kind;
   pt_mutex_unlock(&c->lock);
   CUresult r = cu.LaunchKernel(p->fn, grid, 1, 1, PT_CUDA_BLOCK, 1, 1, 0, q->s, kp, NULL);
   return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuLaunchKernel", r);

@@ -70,6 +70,7 @@ enum { /* CUdevice_attribute values */
 
 enum { CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0 };
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
+enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 }; /* our allocator may call cuMemAlloc while a step is captured */
 enum { NVRTC_SUCCESS = 0 };
 enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
 
@@ -117,7 +118,12 @@ enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAU
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
      unsigned shared, CUstream q, void **params, void **extra))                                              \
   X(StreamBeginCapture, "cuStreamBeginCapture_v2", NULL, 0, CUresult, (CUstream q, int mode))              \
-  X(GraphLaunch, "cuGraphLaunch", NULL, 0, CUresult, (void *graph_exec, CUstream q))
+  X(StreamEndCapture, "cuStreamEndCapture", NULL, 0, CUresult, (CUstream q, void **graph))                  \
+  X(GraphInstantiate, "cuGraphInstantiateWithFlags", NULL, 0, CUresult,                                     \
+    (void **graph_exec, void *graph, unsigned long long flags))                                              \
+  X(GraphLaunch, "cuGraphLaunch", NULL, 0, CUresult, (void *graph_exec, CUstream q))                        \
+  X(GraphExecDestroy, "cuGraphExecDestroy", NULL, 0, CUresult, (void *graph_exec))                          \
+  X(GraphDestroy, "cuGraphDestroy", NULL, 0, CUresult, (void *graph))
 
 #define PT_NVRTC_FUNCS(X)                                                                                    \
   X(Version, "nvrtcVersion", NULL, 1, nvrtcResult, (int *major, int *minor))                                \

@@ -1,0 +1,86 @@
+/* graph.c: captured steps as CUDA graphs.
+ *
+ * Ownership and ordering. capture_begin puts the queue's stream into capture (relaxed
+ * mode, because the caching allocator may call cuMemAlloc while a step records); launches,
+ * cuBLAS calls and copies made on it are then recorded instead of run. capture_end ends
+ * the capture and instantiates the graph once; a replay is one cuGraphLaunch on any queue
+ * of the context, ordered with that queue's other work. The graph owns its CUgraph and
+ * CUgraphExec; the core keeps every buffer the step touched alive until graph_free. Kinds
+ * launched while capturing are remembered, so a replay marks them as possible writers of
+ * the error word, like a direct launch does.
+ */
+#include <stdlib.h>
+#include "cuda.h"
+
+typedef struct { void *graph, *exec; uint32_t kinds; } cuda_graph;
+
+static int need_graphs(cuda_ctx *c) {
+  (void)c;
+  if (cu.StreamBeginCapture && cu.StreamEndCapture && cu.GraphInstantiate && cu.GraphLaunch && cu.GraphExecDestroy && cu.GraphDestroy)
+    return PT_OK;
+  return pt_error(PT_EUNSUPPORTED, "cuda: this driver lacks the graph API (cuStreamBeginCapture_v2, cuGraphInstantiateWithFlags; CUDA 11.4+)");
+}
+
+int cuda_capture_begin(void *ctx, void *queue) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  int st = need_graphs(c);
+  if (st != PT_OK || (st = cu_enter(c)) != PT_OK) return st;
+  CUresult r = cu.StreamBeginCapture(q->s, CU_STREAM_CAPTURE_MODE_RELAXED);
+  if (r != CUDA_SUCCESS) return cu_fail(c, "cuStreamBeginCapture", r);
+  pt_mutex_lock(&c->lock);
+  q->capturing = 1;
+  q->capture_kinds = 0;
+  pt_mutex_unlock(&c->lock);
+  return PT_OK;
+}
+
+int cuda_capture_end(void *ctx, void *queue, void **out) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  pt_mutex_lock(&c->lock);
+  q->capturing = 0;
+  uint32_t kinds = q->capture_kinds;
+  pt_mutex_unlock(&c->lock);
+  void *graph = NULL, *exec = NULL;
+  CUresult r = cu.StreamEndCapture(q->s, &graph);
+  if (r != CUDA_SUCCESS) return cu_fail(c, "cuStreamEndCapture", r);
+  if ((r = cu.GraphInstantiate(&exec, graph, 0)) != CUDA_SUCCESS) {
+    cu.GraphDestroy(graph);
+    return cu_fail(c, "cuGraphInstantiateWithFlags", r);
+  }
+  cuda_graph *g = malloc(sizeof *g);
+  if (!g) {
+    cu.GraphExecDestroy(exec);
+    cu.GraphDestroy(graph);
+    return pt_error(PT_EOOM, "cuda: out of host memory for a graph");
+  }
+  *g = (cuda_graph){graph, exec, kinds};
+  *out = g;
+  return PT_OK;
+}
+
+int cuda_graph_launch(void *ctx, void *queue, void *graph) {
+  cuda_ctx *c = ctx;
+  cuda_queue *q = queue;
+  cuda_graph *g = graph;
+  int st = cu_enter(c);
+  if (st != PT_OK) return st;
+  pt_mutex_lock(&c->lock);
+  if (g->kinds) c->launched = 1;
+  c->kinds_since |= g->kinds;
+  pt_mutex_unlock(&c->lock);
+  CUresult r = cu.GraphLaunch(g->exec, q->s);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuGraphLaunch", r);
+}
+
+void cuda_graph_free(void *ctx, void *graph) {
+  cuda_graph *g = graph;
+  if (cu_enter(ctx) == PT_OK) {
+    cu.GraphExecDestroy(g->exec);
+    cu.GraphDestroy(g->graph);
+  }
+  free(g);
+}

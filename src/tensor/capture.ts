@@ -1,0 +1,149 @@
+/**
+ * Captured steps: `const step = pt.capture((x, y) => ...)` records the device work of one
+ * call and replays it on later calls whose inputs have the same shapes, dtypes, strides
+ * and device, at the price of one native call instead of the per-op front-end and launch
+ * costs (DESIGN.md section 5). The device captures the work its own way (a driver graph,
+ * or a list of launches that the core replays).
+ *
+ * Ownership and ordering. The recording owns every buffer its work touched (the native
+ * graph pins them), so replays allocate nothing and nothing else is handed that memory;
+ * step.dispose() frees it. Inputs of a replay are copied into the recorded input buffers
+ * (on the device, in queue order) unless they are the very tensors recorded. Results of a
+ * call are views of the recording's output buffers: the next call overwrites them, so keep
+ * one with clone(). A call with inputs of another layout records again (or throws, with
+ * { strict: true }). Inside the recorded function, reading values on the host fails with a
+ * TensorError naming the op, and capture does not nest.
+ */
+import { check, native } from "../runtime/native.ts";
+import type { Device } from "../runtime/device.ts";
+import { TensorError } from "../runtime/errors.ts";
+import { Tensor, viewOf } from "./tensor.ts";
+import { copyInto } from "./elementwise.ts";
+import { fmtShape } from "./shape.ts";
+
+export interface CaptureOptions {
+  /** Throw instead of recording again when the inputs' layout changes. */
+  readonly strict?: boolean;
+}
+
+type StepFn<A extends Tensor[], R extends Tensor | readonly Tensor[]> = (...inputs: A) => R;
+
+export interface CapturedStep<A extends Tensor[], R extends Tensor | readonly Tensor[]> {
+  (...inputs: A): R;
+  /** Calls that replayed the recording (not counting the call that recorded it). */
+  readonly replays: number;
+  /** Times the step was recorded. */
+  readonly recordings: number;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+interface Recording {
+  readonly key: string;
+  readonly device: Device;
+  readonly epoch: number;
+  readonly graph: number;
+  readonly inputs: Tensor[]; // views holding the recorded input buffers
+  readonly outputs: Tensor[]; // views holding the recorded output buffers
+  readonly single: boolean;
+}
+
+function layoutKey(inputs: readonly Tensor[]): string {
+  return inputs.map((t) => `${t.device.id}/${t.dtype}${fmtShape(t.shape)}${fmtShape(t.strides)}+${t.offset}`).join(";");
+}
+
+function freeRecording(r: Recording): void {
+  for (const t of [...r.inputs, ...r.outputs]) t.dispose();
+  if (r.device.epoch === r.epoch && r.device.isOpen) native.pt_graph_free(r.graph);
+}
+
+function record<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
+  fn: StepFn<A, R>,
+  inputs: A,
+  key: string,
+): { rec: Recording; result: R } {
+  const device = inputs.length > 0 ? inputs[0].device : undefined;
+  if (!device) throw new TensorError("capture", "a captured step needs at least one tensor input (it names the device)");
+  for (const t of inputs) {
+    if (!(t instanceof Tensor)) throw new TensorError("capture", "every input of a captured step must be a tensor");
+    if (t.device !== device) throw new TensorError("capture", `inputs are on different devices (${device.id} and ${t.device.id})`);
+    t.materialize();
+  }
+  const queue = device.queue;
+  if (device.capturing !== 0) throw new TensorError("capture", `${device.id} is already capturing a step; captures do not nest`);
+  check(native.pt_capture_begin(queue), "capture");
+  device.capturing = queue;
+  let result: R;
+  try {
+    result = fn(...inputs);
+    const outs = Array.isArray(result) ? (result as readonly Tensor[]) : [result as Tensor];
+    for (const o of outs) {
+      if (!(o instanceof Tensor)) throw new TensorError("capture", "a captured step must return a tensor or an array of tensors");
+      o.materialize();
+    }
+  } catch (e) {
+    device.capturing = 0;
+    const g = native.pt_capture_end(queue);
+    if (g > 0) native.pt_graph_free(g);
+    throw e;
+  }
+  device.capturing = 0;
+  const graph = check(native.pt_capture_end(queue), "capture");
+  const outs = Array.isArray(result) ? (result as readonly Tensor[]) : [result as Tensor];
+  const rec = {
+    key,
+    device,
+    epoch: device.epoch,
+    graph,
+    inputs: inputs.map((t) => viewOf(t, t.shape, t.strides, t.offset, "capture")),
+    outputs: outs.map((t) => viewOf(t, t.shape, t.strides, t.offset, "capture")),
+    single: !Array.isArray(result),
+  };
+  return { rec, result };
+}
+
+/** Records fn's device work on its first call and replays it on later calls. */
+export function capture<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
+  fn: StepFn<A, R>,
+  opts: CaptureOptions = {},
+): CapturedStep<A, R> {
+  let rec: Recording | null = null;
+  let replays = 0, recordings = 0, disposed = false;
+  const step = (...inputs: A): R => {
+    if (disposed) throw new TensorError("capture", "this captured step was disposed");
+    const key = layoutKey(inputs);
+    if (rec && (rec.key !== key || rec.epoch !== rec.device.epoch)) {
+      if (opts.strict && rec.epoch === rec.device.epoch) {
+        throw new TensorError("capture", `inputs ${key} differ from the recorded ${rec.key} (strict mode records once)`);
+      }
+      freeRecording(rec);
+      rec = null;
+    }
+    if (!rec) {
+      recordings++;
+      const first = record(fn, inputs, key);
+      rec = first.rec;
+      return first.result;
+    }
+    const r = rec;
+    inputs.forEach((t, i) => {
+      if (t.buf !== r.inputs[i].buf || t.offset !== r.inputs[i].offset) copyInto(r.inputs[i], t, "capture");
+    });
+    check(native.pt_graph_launch(r.graph, r.device.queue), "capture replay");
+    r.device.queued();
+    replays++;
+    const views = r.outputs.map((t) => viewOf(t, t.shape, t.strides, t.offset, "capture replay"));
+    return (r.single ? views[0] : views) as unknown as R;
+  };
+  Object.defineProperties(step, {
+    replays: { get: () => replays },
+    recordings: { get: () => recordings },
+  });
+  const dispose = () => {
+    if (disposed) return;
+    disposed = true;
+    if (rec) freeRecording(rec);
+    rec = null;
+  };
+  return Object.assign(step, { dispose, [Symbol.dispose]: dispose }) as unknown as CapturedStep<A, R>;
+}
