@@ -22,11 +22,12 @@ export type { BackendInfo, DeviceInfo } from "./src/runtime/device.ts";
 export { emptyCache, memoryStats } from "./src/runtime/memory.ts";
 export type { MemoryStats } from "./src/runtime/memory.ts";
 export { liveBytes } from "./src/runtime/native.ts";
+export { Completion, currentQueue, defaultQueue, Queue, queue, withQueue } from "./src/runtime/queue.ts";
 export { eager, lazyEnabled, setLazy } from "./src/lazy/deferred.ts";
 export { capture } from "./src/tensor/capture.ts";
-export type { CapturedStep, CaptureOptions } from "./src/tensor/capture.ts";
 export { compareBackends } from "./src/tensor/compare.ts";
 export type { BackendComparison, BackendDifference } from "./src/tensor/compare.ts";
+export type { CapturedStep, CaptureOptions } from "./src/tensor/capture.ts";
 
 /** Runs the pending fused kernels of the given tensors (lazy mode); returns them. */
 export function materialize<T extends readonly Tensor[]>(...tensors: T): T {

@@ -8,6 +8,8 @@ export interface BunFfiModule {
   toArrayBuffer(pointer: number, offset: number, bytes: number): ArrayBuffer;
 }
 interface BunGlobal {
+  /** False inside a Worker. */
+  isMainThread?: boolean;
   gc(force: boolean): void;
   env: Record<string, string | undefined>;
   file(path: string): { size: number };
@@ -38,6 +40,9 @@ export function bunAdapter(ffi: BunFfiModule, bun: BunGlobal, fs: NodeFs, proc: 
     env: (name) => bun.env[name],
     exists: (path) => fs.existsSync(path),
     onExit(fn) {
+      // A Worker's process "exit" fires when the Worker ends, but the devices it opened are
+      // the process's (the main thread's too): only the main thread frees them at exit.
+      if (bun.isMainThread === false) return;
       proc.on("exit", fn);
     },
     gc() {

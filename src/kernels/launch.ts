@@ -2,11 +2,12 @@
  * Turns IR and templates into programs for a device (through the renderer its language
  * names) and launches them. Programs are cached per device by their structural key.
  */
-import { check, native } from "../runtime/native.ts";
+import { native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
 import { encodeBytecode, type Expr, exprKey } from "./ir.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
+import { orderLaunch, queuedOn, queueFailure, queueFor, scoped, tracking } from "../runtime/queue.ts";
 
 /** A renderer turns IR into a program of the device's kernel language. */
 export interface Renderer {
@@ -39,8 +40,13 @@ function rendererFor(device: Device): Renderer {
 
 function launch(device: Device, program: number, block: ArgBlock, op: string): void {
   const args = block.finish();
-  check(native.pt_launch(device.queue, program, args, args.length), op);
-  device.queued();
+  // Outside withQueue with only default queues (the common case) this is one load and two checks more than a bare launch.
+  const q = scoped === null ? device.queue : queueFor(device);
+  if (tracking) orderLaunch(q, args, op);
+  const st = native.pt_launch(q, program, args, args.length);
+  if (st < 0) queueFailure(q, st, op);
+  if (scoped === null) device.queued();
+  else queuedOn(device, q);
 }
 
 /** Compiled programs by expression structure, per device: a hit skips rendering. */
@@ -92,7 +98,8 @@ export function runElementwise(
  */
 export function settle(device: Device, op: string): void {
   if (device.capturing !== 0) return; // a host wait cannot be recorded: the replay's sync reports it
-  check(native.pt_device_sync(device.handle), op);
+  const st = native.pt_device_sync(device.handle);
+  if (st < 0) queueFailure(queueFor(device), st, op);
 }
 
 /** Runs a built-in template (reduce, sort, gather, ...) with a block the caller filled. */

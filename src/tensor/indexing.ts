@@ -10,6 +10,7 @@
 import { TensorError } from "../runtime/errors.ts";
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
+import { hostQueue } from "../runtime/queue.ts";
 import { runTemplate, settle } from "../kernels/launch.ts";
 import { type DType, DTYPES } from "./dtype.ts";
 import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK, normalizeAxis, sameShape, type Shape } from "./shape.ts";
@@ -255,7 +256,7 @@ function countNonzero(t: Tensor, shape: Shape, strides: readonly number[], op: s
     (b) => b.push(11, 0, 0).pad8([], 1).push(shape.length).pad8(shape, 1).view(t, []).pad8(strides, 0).view(out, []),
   );
   const host = new BigInt64Array(1);
-  check(native.pt_buffer_read(t.device.queue, out.buf, out.offset * DTYPES.int64.size, host, 8), op);
+  check(native.pt_buffer_read(hostQueue(t.device, out.buf, op), out.buf, out.offset * DTYPES.int64.size, host, 8), op);
   return Number(host[0]);
 }
 

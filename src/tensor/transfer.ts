@@ -5,6 +5,7 @@
 import { TensorError, withOp } from "../runtime/errors.ts";
 import { check, native } from "../runtime/native.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
+import { hostQueue, queueFailure, whenWritten } from "../runtime/queue.ts";
 import { checkDType, type DType, DTYPES, type HostArray, hostArrayFor, hostDType } from "./dtype.ts";
 import { fmtShape, numel } from "./shape.ts";
 import { allocTensor, type NestedArray, type Tensor, viewOf } from "./tensor.ts";
@@ -20,20 +21,18 @@ export function toArray(t: Tensor): HostArray {
   }
   using c = contiguous(t);
   const out = hostArrayFor(host, t.numel);
-  if (out.byteLength > 0) {
-    const size = DTYPES[host].size;
-    check(native.pt_buffer_read(c.device.queue, c.buf, c.offset * size, out, out.byteLength), "toArray");
-  }
+  // An empty read still waits for the queue, so it reports a failure queued before it.
+  const offset = out.byteLength > 0 ? c.offset * DTYPES[host].size : 0;
+  const q = hostQueue(c.device, c.buf, "toArray");
+  const st = native.pt_buffer_read(q, c.buf, offset, out, out.byteLength);
+  if (st < 0) queueFailure(q, st, "toArray"); // a kernel failure it reports also fails the queue's next completion
   return out;
 }
 
-/** Resolves with the values once the device has produced them. */
-export function data(t: Tensor): Promise<HostArray> {
-  try {
-    return Promise.resolve(toArray(t));
-  } catch (e) {
-    return Promise.reject(e);
-  }
+/** Resolves with the values once the device has produced them; the thread is not blocked while it waits. */
+export async function data(t: Tensor): Promise<HostArray> {
+  await whenWritten(t.device, withOp("data", () => t.buf), "data");
+  return toArray(t);
 }
 
 export function item(t: Tensor): number {
@@ -70,7 +69,7 @@ export function upload(device: Device, dtype: DType, shape: readonly number[], v
   const t = allocTensor(device, dtype, shape, op);
   if (values.byteLength > 0) {
     try {
-      check(native.pt_buffer_write(device.queue, t.buf, 0, values, values.byteLength), op);
+      check(native.pt_buffer_write(hostQueue(device, t.buf, op), t.buf, 0, values, values.byteLength), op);
       device.queued();
     } catch (e) {
       t.dispose();

@@ -1,0 +1,463 @@
+/**
+ * Queues, completions and device timing (DESIGN.md section 5).
+ *
+ * Each device has a default queue; `pt.queue(device)` makes more, and `pt.withQueue(q, fn)`
+ * runs fn with every launch, upload and readback on q's device going to q. A Completion is
+ * a fence: a queue position that passes when the work before it is done. It is polled with
+ * the non-blocking pt_fence_query plus a setTimeout backoff, so awaiting one never blocks
+ * the thread, and its outcome is sticky: once passed it stays passed, and once failed it
+ * reports the same error however often it is asked, even after later errors or a close.
+ *
+ * Ownership and ordering. Work on one queue runs in launch order. Across queues, a buffer
+ * remembers the queue that last used it (read or wrote it: a write after another queue's
+ * read must wait too); using it on another queue records a fence on that queue and makes
+ * the new queue wait for it on the device (pt_queue_wait_fence), never on the host. That
+ * bookkeeping is off while a process has no queue but the defaults (`tracking` is false),
+ * so the single-queue launch path costs what it did without it. A queue made when tracking
+ * starts first waits for its device's default queue, whose earlier work was not tracked.
+ * The wait fences are freed right after pt_queue_wait_fence: drivers keep what the wait
+ * needs (a CUDA event may be destroyed once the wait is enqueued).
+ *
+ * Failures. A kernel failure is reported at its queue position: by the launch itself where
+ * launches run at once, else by the next host wait on the device. A Completion covers the
+ * work its queue ran since the previous Completion of that queue; it fails if any of that
+ * work failed, whichever of the two ways the failure surfaced. Launch-time failures are
+ * noted here (noteFailure) for the queue's next Completion.
+ */
+import { check, lastError, native, statusName } from "./native.ts";
+import { type Device, device as resolveDevice } from "./device.ts";
+import { TensorError } from "./errors.ts";
+
+const PT_EHANDLE = -2, PT_EDRIVER = -5, PT_EKERNEL = -6;
+
+// ---------------------------------------------------------------------------------------
+// Module state read by the launch path (live bindings: reading them costs a load).
+
+/** A withQueue scope: its queue and the scope around it. */
+interface Frame {
+  readonly queue: Queue;
+  readonly outer: Frame | null;
+}
+/** The innermost withQueue scope, or null (every launch goes to its device's default queue). */
+export let scoped: Frame | null = null;
+/** True while any queue other than the defaults exists: launches then keep buffer-to-queue ordering. */
+export let tracking = false;
+
+/** Native queue handle that last used each buffer handle (only while tracking). */
+const lastQueue = new Map<number, number>();
+let pruneAt = 4096;
+/** User queues alive, by native handle. */
+const liveQueues = new Map<number, Queue>();
+/** Failures reported at launch on each native queue, for its next Completion (the first one wins). */
+const pendingFailure = new Map<number, TensorError>();
+
+/** The native queue launches on `d` go to now: the scope's queue on its device, else d's default. */
+export function queueFor(d: Device): number {
+  for (let s = scoped; s !== null; s = s.outer) if (s.queue.device === d) return s.queue.handle;
+  return d.queue;
+}
+
+function scopeQueue(d: Device): Queue | null {
+  for (let s = scoped; s !== null; s = s.outer) if (s.queue.device === d) return s.queue;
+  return null;
+}
+
+/**
+ * Orders a launch on native queue `q` after the last queue that used each of its buffers.
+ * `args` is a finished argument block: [nbuf, buffer handles..., ...]. Only called while
+ * tracking; one fence per distinct other queue.
+ */
+export function orderLaunch(q: number, args: ArrayLike<number>, op: string): void {
+  const nb = args[0];
+  let waited1 = 0, waited2 = 0; // queues this launch already waits for (the common cases: one or two)
+  for (let i = 1; i <= nb; i++) {
+    const buf = args[i];
+    const last = lastQueue.get(buf);
+    if (last !== undefined && last !== q && last !== waited1 && last !== waited2) {
+      waitOn(q, last, op);
+      if (waited1 === 0) waited1 = last;
+      else waited2 = last;
+    }
+    lastQueue.set(buf, q);
+  }
+  if (lastQueue.size > pruneAt) prune();
+}
+
+/** The queue for a host transfer of `buf` on `d` (upload or readback), ordered after buf's last queue. */
+export function hostQueue(d: Device, buf: number, op: string): number {
+  const q = queueFor(d);
+  if (tracking) {
+    const last = lastQueue.get(buf);
+    if (last !== undefined && last !== q) waitOn(q, last, op);
+    lastQueue.set(buf, q);
+  }
+  return q;
+}
+
+let crossQueueWaits = 0;
+
+/** @internal For tests: device-side waits inserted so far, buffers tracked now, whether tracking is on. */
+export function orderingStats(): { waits: number; tracked: number; tracking: boolean } {
+  return { waits: crossQueueWaits, tracked: lastQueue.size, tracking };
+}
+
+/** Makes native queue q wait on the device for everything queued so far on `other`. */
+function waitOn(q: number, other: number, op: string): void {
+  crossQueueWaits++;
+  native.pt_queue_flush(other); // a batching device submits the producer before the consumer waits on it
+  const f = native.pt_fence_record(other);
+  if (f < 0) {
+    // The other queue is gone: freed after its work was ordered before the default queue
+    // (Queue.dispose), or closed with its device, which finished everything first.
+    if (f === PT_EHANDLE) return forgetQueue(other);
+    check(f, op);
+  }
+  const st = native.pt_queue_wait_fence(q, f);
+  native.pt_fence_free(f);
+  check(st, op);
+}
+
+function forgetQueue(q: number, replacement?: number): void {
+  for (const [buf, last] of lastQueue) {
+    if (last !== q) continue;
+    if (replacement === undefined) lastQueue.delete(buf);
+    else lastQueue.set(buf, replacement);
+  }
+}
+
+/** Drops entries of buffers that no longer exist (their handles are never reused). */
+function prune(): void {
+  for (const buf of lastQueue.keys()) if (native.pt_buffer_size(buf) < 0) lastQueue.delete(buf);
+  pruneAt = Math.max(4096, lastQueue.size * 2);
+}
+
+/**
+ * Turns a failed status of work on native queue q into a TensorError for `op`, noting a
+ * kernel or driver failure for q's next Completion, and throws it.
+ */
+export function queueFailure(q: number, status: number, op: string): never {
+  const e = new TensorError(op, lastError() || statusName[status] || `status ${status}`, status);
+  if ((status === PT_EKERNEL || status === PT_EDRIVER) && !pendingFailure.has(q)) pendingFailure.set(q, e);
+  throw e;
+}
+
+/** Called after a launch inside a scope: a batching device submits it at the end of the task. */
+export function queuedOn(d: Device, q: number): void {
+  if (q === d.queue) d.queued();
+  else liveQueues.get(q)?.queued();
+}
+
+// ---------------------------------------------------------------------------------------
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Resolves once the work that writes `buf` (on the queue a host read of it would use) has
+ * finished, polling a fence without blocking; rejects with a failure it reports. What
+ * `await t.data()` waits on before its (then immediate) read. It takes no earlier
+ * launch-time failure from the queue: those were reported by their ops.
+ */
+export async function whenWritten(d: Device, buf: number, op: string): Promise<void> {
+  const q = hostQueue(d, buf, op);
+  native.pt_queue_flush(q);
+  const f = check(native.pt_fence_record(q), op);
+  const epoch = d.epoch;
+  try {
+    let delay = 0;
+    for (;;) {
+      if (d.epoch !== epoch) throw new TensorError(op, `${d.id} was closed while waiting for the values`, PT_EHANDLE);
+      const r = native.pt_fence_query(f);
+      if (r === 1) return;
+      if (r < 0) queueFailure(q, r, op);
+      await sleep(delay);
+      delay = delay === 0 ? 1 : Math.min(delay * 2, 16);
+    }
+  } finally {
+    if (d.epoch === epoch && d.isOpen) native.pt_fence_free(f);
+  }
+}
+
+const PENDING = 0, PASSED = 1, FAILED = -1;
+
+/** Frees the fence of a Completion the program dropped (if its device was not closed since). */
+const dropped = new FinalizationRegistry<{ fence: number; device: Device; epoch: number }>((h) => {
+  if (h.device.epoch === h.epoch && h.device.isOpen) native.pt_fence_free(h.fence);
+});
+
+/**
+ * A queue position: passes when the work queued before it on its queue has finished. Its
+ * outcome is sticky. Dispose it (or `using`) to free the fence; a dropped one is freed
+ * when its queue or device goes.
+ */
+export class Completion implements Disposable {
+  readonly queue: Queue;
+  #fence: number;
+  readonly #epoch: number;
+  #state = PENDING;
+  #error: TensorError | undefined;
+
+  /** @internal Made by Queue.record(). */
+  constructor(queue: Queue, fence: number, failure: TensorError | undefined) {
+    this.queue = queue;
+    this.#fence = fence;
+    this.#epoch = queue.device.epoch;
+    if (failure) this.#fail(failure);
+    dropped.register(this, { fence, device: queue.device, epoch: this.#epoch }, this);
+  }
+
+  #fail(e: TensorError): void {
+    this.#state = FAILED;
+    this.#error = new TensorError("completion", `work before this completion on ${this.queue} failed: ${e.message}`, e.status);
+  }
+
+  /** The failure, once seen; undefined while pending or after success. */
+  get error(): TensorError | undefined {
+    if (this.#state === PENDING) this.#poll();
+    return this.#error;
+  }
+
+  /** "pending", "passed" or "failed"; asks the device (without waiting) while pending. */
+  get status(): "pending" | "passed" | "failed" {
+    if (this.#state === PENDING) this.#poll();
+    return this.#state === PASSED ? "passed" : this.#state === FAILED ? "failed" : "pending";
+  }
+
+  /** True once passed, false while pending; throws the failure (the same error every time). */
+  query(): boolean {
+    if (this.#state === PENDING) this.#poll();
+    if (this.#state === FAILED) throw this.#error;
+    return this.#state === PASSED;
+  }
+
+  #poll(): void {
+    const d = this.queue.device;
+    if (this.#fence === 0) {
+      this.#fail(new TensorError("completion", "it was disposed before it passed"));
+      return;
+    }
+    if (d.epoch !== this.#epoch || !d.isOpen) {
+      this.#fail(new TensorError("completion", `${d.id} was closed before it passed`, PT_EHANDLE));
+      return;
+    }
+    const r = native.pt_fence_query(this.#fence);
+    if (r === 1) this.#state = PASSED;
+    else if (r < 0) this.#fail(new TensorError("completion", lastError() || statusName[r] || `status ${r}`, r));
+  }
+
+  /** Resolves when passed, rejects with the failure; polls without blocking the thread. */
+  async wait(): Promise<void> {
+    if (this.#state === PENDING) {
+      this.queue.flush();
+      let delay = 0;
+      while (!this.query()) {
+        await sleep(delay);
+        delay = delay === 0 ? 1 : Math.min(delay * 2, 16);
+      }
+    }
+    if (this.#state === FAILED) throw this.#error;
+  }
+
+  /** Device milliseconds from `start` (an earlier completion of this device) to this one; both must have passed. */
+  elapsedSince(start: Completion): number {
+    if (!start.query()) throw new TensorError("elapsed", "the start completion has not passed yet; wait for it first");
+    if (!this.query()) throw new TensorError("elapsed", "this completion has not passed yet; wait for it first");
+    if (start.#fence === 0 || this.#fence === 0) throw new TensorError("elapsed", "a completion was disposed");
+    const ms = native.pt_fence_elapsed_ms(start.#fence, this.#fence);
+    return check(ms, "elapsed");
+  }
+
+  dispose(): void {
+    if (this.#fence === 0) return;
+    dropped.unregister(this);
+    const d = this.queue.device;
+    if (d.epoch === this.#epoch && d.isOpen) native.pt_fence_free(this.#fence);
+    this.#fence = 0;
+  }
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/** A device queue: the default one (pt.defaultQueue) or one made with pt.queue(). */
+export class Queue implements Disposable {
+  readonly device: Device;
+  readonly isDefault: boolean;
+  #handle: number;
+  readonly #epoch: number;
+  #batched = false;
+  #flushPending = false;
+
+  /** @internal Use pt.queue() or pt.defaultQueue(). */
+  constructor(device: Device, handle: number, isDefault: boolean) {
+    this.device = device;
+    this.#handle = handle;
+    this.#epoch = device.epoch;
+    this.isDefault = isDefault;
+    this.#batched = device.has("batched_submit");
+  }
+
+  /** The native queue handle; throws if the queue was disposed or its device closed. */
+  get handle(): number {
+    if (this.#handle === 0) throw new TensorError("queue", `${this} was disposed`);
+    if (this.#epoch !== this.device.epoch) {
+      throw new TensorError("queue", `${this} belongs to ${this.device.id} from before it was closed`, PT_EHANDLE);
+    }
+    return this.#handle;
+  }
+
+  get disposed(): boolean {
+    return this.#handle === 0;
+  }
+
+  /** @internal Whether the handle is still usable (not disposed, device not closed since). */
+  get usable(): boolean {
+    return this.#handle !== 0 && this.#epoch === this.device.epoch && this.device.isOpen;
+  }
+
+  /** A completion at this queue's current position (after everything queued so far). */
+  record(): Completion {
+    const h = this.handle;
+    const f = check(native.pt_fence_record(h), `record on ${this}`);
+    const failure = pendingFailure.get(h);
+    if (failure) pendingFailure.delete(h);
+    return new Completion(this, f, failure);
+  }
+
+  /** Resolves when the work queued so far has finished; rejects if any of it failed. */
+  async done(): Promise<void> {
+    using c = this.record();
+    await c.wait();
+  }
+
+  /** Runs fn on this queue (withQueue), returning its result. */
+  run<T>(fn: () => T): T {
+    return withQueue(this, fn);
+  }
+
+  /**
+   * Runs fn on this queue and resolves with the device milliseconds its work took, from a
+   * fence before it to one after it. fn must be synchronous (its launches are what is timed).
+   */
+  async time(fn: () => void): Promise<number> {
+    using start = this.record();
+    const r = withQueue(this, fn) as unknown;
+    if (r !== null && typeof r === "object" && typeof (r as { then?: unknown }).then === "function") {
+      throw new TensorError("time", "fn returned a promise; time() measures a synchronous function's device work");
+    }
+    using end = this.record();
+    await end.wait();
+    return end.elapsedSince(start);
+  }
+
+  /** Submits recorded work on batching devices; elsewhere nothing. Never waits. */
+  flush(): void {
+    if (this.usable) native.pt_queue_flush(this.#handle);
+  }
+
+  /** @internal After a launch on this queue: a batching device submits at the end of the task. */
+  queued(): void {
+    if (!this.#batched || this.#flushPending) return;
+    this.#flushPending = true;
+    queueMicrotask(() => {
+      this.#flushPending = false;
+      this.flush();
+    });
+  }
+
+  /**
+   * Frees the queue. Its queued work still runs, and anything that used its buffers later
+   * on another queue stays ordered after it: the default queue first waits for it, and
+   * inherits its buffers. Disposing a default queue does nothing.
+   */
+  dispose(): void {
+    if (this.isDefault || this.#handle === 0) return;
+    const h = this.#handle;
+    this.#handle = 0;
+    liveQueues.delete(h);
+    pendingFailure.delete(h);
+    if (this.#epoch === this.device.epoch && this.device.isOpen) {
+      const dq = this.device.queue;
+      try {
+        waitOn(dq, h, "queue.dispose");
+      } finally {
+        forgetQueue(h, dq);
+        native.pt_queue_free(h);
+      }
+    } else {
+      forgetQueue(h);
+    }
+    if (liveQueues.size === 0) {
+      tracking = false;
+      lastQueue.clear();
+    }
+  }
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  toString(): string {
+    return `${this.isDefault ? "the default queue" : `queue ${this.#handle}`} of ${this.device.id}`;
+  }
+}
+
+const defaults = new WeakMap<Device, Queue>();
+
+/** The device's default queue (where work goes outside withQueue). */
+export function defaultQueue(d?: string | Device): Queue {
+  const dev = resolveDevice(d);
+  let q = defaults.get(dev);
+  if (!q || !q.usable || q.handle !== dev.queue) {
+    q = new Queue(dev, dev.queue, true);
+    defaults.set(dev, q);
+  }
+  return q;
+}
+
+/** The queue work on `d` goes to now: withQueue's, else the default queue. */
+export function currentQueue(d?: string | Device): Queue {
+  const dev = resolveDevice(d);
+  return scopeQueue(dev) ?? defaultQueue(dev);
+}
+
+/**
+ * A new queue on a device (the default device if none is named). Work on it runs in order
+ * and may overlap work on other queues; tensors passed between queues are ordered on the
+ * device. Dispose it (or `using`) when done.
+ */
+export function queue(d?: string | Device): Queue {
+  const dev = resolveDevice(d);
+  const dq = dev.queue;
+  const h = check(native.pt_queue_create(dev.handle), `queue on ${dev.id}`);
+  const q = new Queue(dev, h, false);
+  liveQueues.set(h, q);
+  if (!tracking) {
+    tracking = true;
+    // Work queued before tracking began was not recorded per buffer: order after all of it.
+    try {
+      waitOn(h, dq, "queue");
+    } catch (e) {
+      q.dispose();
+      throw e;
+    }
+  }
+  return q;
+}
+
+/**
+ * Runs fn with q as the queue of q's device: its launches, uploads and readbacks go to q.
+ * Scopes nest, and scopes of different devices combine. The previous queue is restored
+ * when fn returns or throws. fn should be synchronous: work started after an await inside
+ * it is not in the scope.
+ */
+export function withQueue<T>(q: Queue, fn: () => T): T {
+  void q.handle; // a disposed or closed queue fails here, before fn runs
+  const prev = scoped;
+  scoped = { queue: q, outer: prev };
+  try {
+    return fn();
+  } finally {
+    scoped = prev;
+  }
+}
