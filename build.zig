@@ -5,8 +5,8 @@
 //! picked up) into libpolytensor, installed into native/zig-out/lib unless -p says
 //! otherwise. The backends table is generated into the build cache: every known backend is
 //! a row; one that is not enabled, or has no code yet, reports why it is unavailable.
-//!   -Dbackends=cpu,cuda   which backends to compile (default cpu,cuda)
-//!   zig build cross       the shim for every published platform, baseline CPU, into
+//!   -Dbackends=cpu,cuda   which backends to compile (default cpu,cuda; for `cross`, all five)
+//!   zig build cross       the shim with every backend for every published platform, baseline CPU, into
 //!                         native/zig-out/cross/<triple>/: x86_64-linux-gnu, aarch64-linux-gnu,
 //!                         aarch64-macos, x86_64-macos, x86_64-windows-gnu (scripts/pack.sh)
 //!   zig build smoke       native/test/smoke.c against the host library
@@ -25,6 +25,9 @@ const known_backends = [_][]const u8{ "cpu", "cuda", "vulkan", "metal", "hip" };
 
 const c_flags = [_][]const u8{ "-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden" };
 
+/// What `zig build cross` compiles when -Dbackends is not given: every backend.
+const cross_backends = "cpu,cuda,vulkan,metal,hip";
+
 /// The npm platform packages' targets. x86_64-linux-gnu is here too: the host build is
 /// tuned to this machine's CPU (-mcpu=native), a published one must run on any x86-64.
 const cross_targets = [_][]const u8{ "x86_64-linux-gnu", "aarch64-linux-gnu", "aarch64-macos", "x86_64-macos", "x86_64-windows-gnu" };
@@ -37,9 +40,13 @@ pub fn build(b: *std.Build) void {
 
     const target = b.standardTargetOptions(.{});
     const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Optimization mode (default ReleaseFast)") orelse .ReleaseFast;
-    const list = b.option([]const u8, "backends", "Comma-separated backends to compile (default cpu,cuda): cpu,cuda,vulkan,metal,hip") orelse "cpu,cuda";
-    const enabled = parseBackends(list);
+    const chosen = b.option([]const u8, "backends", "Comma-separated backends to compile (default cpu,cuda; for `cross`, all): cpu,cuda,vulkan,metal,hip");
+    const enabled = parseBackends(chosen orelse "cpu,cuda");
     const table = generateTable(b, enabled);
+    // The published libraries carry every backend (each opens its driver at run time, so
+    // none needs an SDK); -Dbackends narrows them too, e.g. while one does not compile yet.
+    const cross_enabled = parseBackends(chosen orelse cross_backends);
+    const cross_table = generateTable(b, cross_enabled);
 
     const lib = addShim(b, b.resolveTargetQuery(target.query), optimize, enabled, table, null);
     b.installArtifact(lib);
@@ -47,7 +54,7 @@ pub fn build(b: *std.Build) void {
     const cross = b.step("cross", "Compile the shim for linux x64/arm64 (glibc), macOS arm64/x64 and Windows x64");
     for (cross_targets) |triple| {
         const query = std.Target.Query.parse(.{ .arch_os_abi = triple }) catch @panic("bad cross triple");
-        const cl = addShim(b, b.resolveTargetQuery(query), optimize, enabled, table, true); // stripped: these ship
+        const cl = addShim(b, b.resolveTargetQuery(query), optimize, cross_enabled, cross_table, true); // stripped: these ship
         const inst = b.addInstallArtifact(cl, .{
             .dest_dir = .{ .override = .{ .custom = b.fmt("cross/{s}", .{triple}) } },
             .implib_dir = .disabled,
@@ -75,6 +82,11 @@ pub fn build(b: *std.Build) void {
     const floor_exe = b.addExecutable(.{ .name = "cuda_floor", .root_module = floor_mod });
     const floor = b.step("floor", "Build the C floor of the GPU benchmarks (bench/floor/cuda_floor.c) into native/zig-out/bin");
     floor.dependOn(&b.addInstallArtifact(floor_exe, .{}).step);
+    // bench/floor/vulkan_floor.c beside it: the Vulkan loader is dlopened, the kernel is embedded SPIR-V.
+    const vk_floor_mod = b.createModule(.{ .target = b.resolveTargetQuery(floor_query), .optimize = .ReleaseFast, .link_libc = true });
+    vk_floor_mod.addCSourceFile(.{ .file = b.path("bench/floor/vulkan_floor.c"), .flags = &.{ "-std=c11", "-Wall", "-Wextra", "-Werror" } });
+    vk_floor_mod.linkSystemLibrary("dl", .{});
+    floor.dependOn(&b.addInstallArtifact(b.addExecutable(.{ .name = "vulkan_floor", .root_module = vk_floor_mod }), .{}).step);
 }
 
 fn parseBackends(list: []const u8) [known_backends.len]bool {

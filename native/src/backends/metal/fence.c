@@ -1,0 +1,275 @@
+/* fence.c: host waits, command buffer failures, the error block, and fences.
+ *
+ * Ownership and ordering. A host wait walks a queue's committed command buffers oldest
+ * first (a queue's command buffers complete in order, metal.h), so a failed one is met
+ * before the later ones that wait on its event. A failed command buffer (status error) may
+ * never signal its event, and whatever waits on that event on the device would then hang:
+ * mtl_poison() marks the context dead with the error's description (sticky: every later
+ * call reports it, and an earlier failed completion never turns into success) and raises
+ * every queue's event to its last issued value on the host, which releases those waits.
+ * Once any wait across queues was recorded (ctx->xwaits), a host wait polls instead of
+ * blocking in waitUntilCompleted, scanning every queue's oldest command buffer for a
+ * failure, since the work it waits for may hang behind another queue's failure. After a
+ * wait that saw work complete, the error block (params.h) is read and cleared; a kernel's
+ * report becomes PT_EKERNEL there, naming the kinds launched since the last read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "metal.h"
+
+/* ---- failures ------------------------------------------------------------------------ */
+
+void mtl_poison(mtl_ctx *c, id cb) {
+  char why[sizeof c->dead_msg - 64];
+  mtl_error_text(MSG0(id)(cb, S.error), why, sizeof why);
+  pt_mutex_lock(&c->lock);
+  if (!atomic_load(&c->dead)) {
+    snprintf(c->dead_msg, sizeof c->dead_msg, "a command buffer failed: %s", why);
+    atomic_store(&c->dead, 1);
+  }
+  for (int i = 0; i < c->nqueues; i++) {
+    mtl_queue *q = c->queues[i];
+    pt_mutex_lock(&q->lock);
+    if (MSG0(uint64_t)(q->ev, S.signaledValue) < q->issued) MSGA(void, uint64_t)(q->ev, S.setSignaledValue, q->issued);
+    pt_mutex_unlock(&q->lock);
+  }
+  pt_mutex_unlock(&c->lock);
+}
+
+/* Non-blocking: the oldest unfinished command buffer of each queue is the only one that can
+ * be running (the rest wait for it); a failed one poisons the context. */
+static void scan(mtl_ctx *c) {
+  id failed = NULL;
+  pt_mutex_lock(&c->lock);
+  for (int i = 0; i < c->nqueues && !failed; i++) {
+    mtl_queue *q = c->queues[i];
+    pt_mutex_lock(&q->lock);
+    if (q->npend && MSG0(NSUInteger)(q->pend[0].cb, S.status) == MTL_CB_ERROR) failed = MSG0(id)(q->pend[0].cb, S.retain);
+    pt_mutex_unlock(&q->lock);
+  }
+  pt_mutex_unlock(&c->lock);
+  if (failed) {
+    mtl_poison(c, failed);
+    mtl_release(failed);
+  }
+}
+
+static void wait_cb(mtl_ctx *c, id cb) {
+  if (!atomic_load(&c->xwaits)) {
+    MSG0(void)(cb, S.waitUntilCompleted);
+    return;
+  }
+  unsigned round = 0;
+  while (MSG0(NSUInteger)(cb, S.status) < MTL_CB_COMPLETED) {
+    if (round % 16 == 15) scan(c);
+    mtl_nap(&round);
+  }
+}
+
+/* ---- the error block (params.h) ------------------------------------------------------ */
+
+static uint32_t writers(unsigned code) {
+  switch (code) {
+  case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
+  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
+  case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
+  default: return 0;
+  }
+}
+
+static int report(const pt_mtl_error *e, uint32_t launched) {
+  uint32_t who = launched & writers(e->code);
+  if (!who) who = launched;
+  char names[128] = "";
+  size_t len = 0;
+  for (int k = 0; k < PT_K_COUNT && len < sizeof names - 16; k++)
+    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", pt_program_kind_name(k));
+  if (!len) snprintf(names, sizeof names, "a kernel");
+  const long long *d = e->d;
+  switch (e->code) {
+  case PT_KERR_INDEX:
+    return pt_error(PT_EKERNEL, "%s: index %lld is out of range for axis %lld of size %lld", names, d[0], d[1], d[2]);
+  case PT_KERR_INT_DIV:
+    return pt_error(PT_EKERNEL, "%s: integer %s by zero at element %lld", names, d[1] ? "modulo" : "division", d[0]);
+  case PT_KERR_INT_POW:
+    return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent at element %lld", names, d[0]);
+  case PT_KERR_COUNT:
+    return pt_error(PT_EKERNEL, "%s: found %lld nonzero elements but the output was sized for %lld", names, d[1], d[0]);
+  default:
+    return pt_error(PT_EKERNEL, "%s: kernel error code %u (details %lld, %lld, %lld)", names, e->code, d[0], d[1], d[2]);
+  }
+}
+
+int mtl_check_block(mtl_ctx *c) {
+  pt_mtl_error e;
+  uint32_t kinds = 0;
+  pt_mutex_lock(&c->errlock); /* one reader at a time, so a report is made once */
+  if (!c->launched) { pt_mutex_unlock(&c->errlock); return PT_OK; }
+  volatile pt_mtl_error *blk = MSG0(void *)(c->errblk, S.contents);
+  e.code = blk->code;
+  if (e.code) {
+    for (int i = 0; i < 3; i++) e.d[i] = blk->d[i];
+    blk->d[0] = blk->d[1] = blk->d[2] = 0;
+    blk->code = 0;
+    kinds = c->kinds_since;
+    c->kinds_since = 0;
+  }
+  pt_mutex_unlock(&c->errlock);
+  return e.code ? report(&e, kinds) : PT_OK;
+}
+
+/* ---- host waits --------------------------------------------------------------------- */
+
+int mtl_wait_done(mtl_queue *q, uint64_t value) {
+  mtl_ctx *c = q->c;
+  void *pool = mtl_pool();
+  for (;;) {
+    pt_mutex_lock(&q->lock);
+    if (!q->npend || q->pend[0].value > value) { pt_mutex_unlock(&q->lock); break; }
+    id cb = MSG0(id)(q->pend[0].cb, S.retain);
+    pt_mutex_unlock(&q->lock);
+    wait_cb(c, cb);
+    if (MSG0(NSUInteger)(cb, S.status) == MTL_CB_ERROR) mtl_poison(c, cb);
+    pt_mutex_lock(&q->lock);
+    if (q->npend && q->pend[0].cb == cb) {
+      mtl_release(cb);
+      memmove(q->pend, q->pend + 1, (size_t)--q->npend * sizeof *q->pend);
+    }
+    pt_mutex_unlock(&q->lock);
+    mtl_release(cb);
+  }
+  mtl_unpool(pool);
+  return mtl_enter(c);
+}
+
+int mtl_wait_value(mtl_queue *q, uint64_t value) {
+  int st = mtl_wait_done(q, value);
+  return st == PT_OK ? mtl_check_block(q->c) : st;
+}
+
+/* ---- fences ------------------------------------------------------------------------- */
+
+int mtl_fence_record(void *ctx, void *queue, void **out) {
+  mtl_queue *q = queue;
+  int st = mtl_enter(ctx);
+  if (st != PT_OK) return st;
+  mtl_fence *f = calloc(1, sizeof *f);
+  if (!f) return pt_error(PT_EOOM, "metal: out of host memory for a fence");
+  void *pool = mtl_pool();
+  pt_mutex_lock(&q->lock);
+  /* A fence is the end of a committed command buffer: the recorded one, or (on a queue
+   * that never ran anything) an empty one, so every fence has GPU times. */
+  if (!q->issued) st = mtl_ensure_cb(q);
+  if (st == PT_OK) st = mtl_commit_locked(q);
+  if (st == PT_OK) {
+    f->q = q;
+    f->cb = MSG0(id)(q->last, S.retain);
+    f->value = q->issued;
+    atomic_fetch_add(&q->refs, 1);
+  }
+  pt_mutex_unlock(&q->lock);
+  mtl_unpool(pool);
+  if (st != PT_OK) { free(f); return st; }
+  *out = f;
+  return PT_OK;
+}
+
+/* The fence's work has finished (or failed): the answer is kept, so a failure stays one. */
+static int settle(mtl_fence *f, int st) {
+  pt_mutex *l = &f->q->c->lock;
+  pt_mutex_lock(l);
+  if (f->status >= 0) {
+    if (st == PT_OK) f->status = 1;
+    else {
+      char msg[1024];
+      int n = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
+      msg[n < (int)sizeof msg - 1 ? n : (int)sizeof msg - 1] = 0;
+      free(f->msg);
+      if ((f->msg = malloc(strlen(msg) + 1))) strcpy(f->msg, msg);
+      f->status = st;
+    }
+  }
+  st = f->status < 0 ? f->status : PT_OK;
+  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "metal: work before this fence failed");
+  pt_mutex_unlock(l);
+  return st;
+}
+
+static int remembered(mtl_fence *f) {
+  pt_mutex_lock(&f->q->c->lock);
+  int st = f->status;
+  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "metal: work before this fence failed");
+  pt_mutex_unlock(&f->q->c->lock);
+  return st;
+}
+
+int mtl_fence_query(void *ctx, void *fence) {
+  mtl_fence *f = fence;
+  int st = remembered(f);
+  if (st != 0) return st;
+  void *pool = mtl_pool();
+  NSUInteger s = MSG0(NSUInteger)(f->cb, S.status);
+  if (s < MTL_CB_COMPLETED) scan(ctx); /* progress for callers that only poll: a failure elsewhere releases this */
+  mtl_unpool(pool);
+  if (s < MTL_CB_COMPLETED) return (st = mtl_enter(ctx)) == PT_OK ? 0 : settle(f, st);
+  st = settle(f, mtl_wait_value(f->q, f->value)); /* finished: retires the list, reads the block */
+  return st == PT_OK ? 1 : st;
+}
+
+int mtl_fence_wait(void *ctx, void *fence) {
+  (void)ctx;
+  mtl_fence *f = fence;
+  int st = remembered(f);
+  if (st != 0) return st < 0 ? st : PT_OK;
+  return settle(f, mtl_wait_value(f->q, f->value));
+}
+
+int mtl_queue_wait(void *ctx, void *queue, void *fence) {
+  mtl_ctx *c = ctx;
+  mtl_queue *q = queue;
+  mtl_fence *f = fence;
+  int st = mtl_enter(c);
+  if (st != PT_OK || f->q == q) return st; /* one queue runs in order already */
+  void *pool = mtl_pool();
+  pt_mutex_lock(&q->lock);
+  if (MSG0(uint64_t)(f->q->ev, S.signaledValue) < f->value) {
+    atomic_store(&c->xwaits, 1); /* from now on host waits poll (the header says why) */
+    if ((st = mtl_ensure_cb(q)) == PT_OK) {
+      mtl_end_encoder(q); /* event waits go between passes */
+      MSGA(void, id, uint64_t)(q->cb, S.encodeWaitForEvent, f->q->ev, f->value);
+    }
+  }
+  pt_mutex_unlock(&q->lock);
+  mtl_unpool(pool);
+  return st;
+}
+
+double mtl_fence_elapsed_ms(void *ctx, void *start, void *end) {
+  (void)ctx;
+  mtl_fence *a = start, *b = end;
+  void *pool = mtl_pool();
+  NSUInteger sa = MSG0(NSUInteger)(a->cb, S.status), sb = MSG0(NSUInteger)(b->cb, S.status);
+  double ta = MSG0(double)(a->cb, S.GPUEndTime), tb = MSG0(double)(b->cb, S.GPUEndTime);
+  mtl_unpool(pool);
+  if (sa != MTL_CB_COMPLETED || sb != MTL_CB_COMPLETED)
+    return pt_error(sa == MTL_CB_ERROR || sb == MTL_CB_ERROR ? PT_EDRIVER : PT_EINVAL,
+                    sa == MTL_CB_ERROR || sb == MTL_CB_ERROR ? "metal: fence timing of work that failed"
+                                                             : "metal: fence timing needs both fences passed; wait for the later one first");
+  if (a->cb == b->cb) return 0;
+  if (ta <= 0 || tb <= 0)
+    return pt_error(PT_EUNSUPPORTED, "metal: this device reports no GPU times for its command buffers (GPUEndTime %g, %g)", ta, tb);
+  return (tb - ta) * 1000.0; /* CFTimeInterval is seconds; negative when `end` came first */
+}
+
+void mtl_fence_free(void *ctx, void *fence) {
+  (void)ctx;
+  mtl_fence *f = fence;
+  void *pool = mtl_pool();
+  mtl_release(f->cb);
+  mtl_unpool(pool);
+  mtl_queue *q = f->q;
+  free(f->msg);
+  free(f);
+  mtl_queue_put(q);
+}

@@ -1,0 +1,147 @@
+/* launch.c: one pt_launch on a Metal queue: check, convert the block, encode a dispatch.
+ *
+ * Ownership and ordering. The core has resolved the block's buffer handles to MTLBuffers
+ * and keeps them and the program alive for the call; the command buffer retains what the
+ * dispatch binds, so nothing here must outlive the call (params go by setBytes, which
+ * copies). The block is checked on the host first (pt_block_check), so a malformed block,
+ * a view leaving its buffer or a float64 view fails before anything is recorded. Within
+ * the queue's concurrent compute encoder a dispatch is ordered after earlier ones only
+ * where it depends on them: it reads or writes a buffer written since the last barrier,
+ * or writes one touched since then (the kind's written-buffer mask from blocks.h), and
+ * memoryBarrierWithScope then orders everything before it. A kernel's failure is reported
+ * later, at the next wait (fence.c), through the error block.
+ */
+#include <string.h>
+#include "metal.h"
+
+static int dt_at(const double *a, int slot) { return (int)a[slot]; }
+
+/* Whether any view of the (already checked) block is float64, by each kind's layout. */
+static int uses_f64(int kind, const double *a, const pt_matmul_plan *mm) {
+  int s[4] = {-1, -1, -1, -1};
+  switch (kind) {
+  case PT_K_EW: {
+    int nv = (int)a[9];
+    for (int i = 0; i < nv; i++)
+      if (dt_at(a, 11 + i * 11) == PT_F64) return 1;
+    return 0;
+  }
+  case PT_K_MATMUL: return mm->dtype == PT_F64;
+  case PT_K_REDUCE: s[0] = 21; s[1] = 40; break;
+  case PT_K_SCAN: case PT_K_SORT: s[0] = 12; s[1] = 24; break;
+  case PT_K_GATHER: s[0] = 13; s[1] = 35; break;
+  case PT_K_SCATTER: s[0] = 14; s[1] = 36; break;
+  case PT_K_INDEX_PUT: case PT_K_INDEX_GET: s[0] = 30; s[1] = 48 + (int)a[0] * 11 + 1; break;
+  case PT_K_NONZERO: s[0] = 10; break;
+  case PT_K_MASKED_SELECT: s[0] = 10; s[1] = 21; s[2] = 32; break;
+  case PT_K_PHILOX: s[0] = 7; break;
+  default: return 0;
+  }
+  for (int i = 0; i < 4 && s[i] >= 0; i++)
+    if (dt_at(a, s[i]) == PT_F64) return 1;
+  return 0;
+}
+
+/* params.h: ai[k] = slot k as an exact integer (0 if it is none), af[k] = slot k as float. */
+static void convert(pt_mtl_params *p, int nbuf, const double *a, int n) {
+  memset(p, 0, sizeof *p);
+  p->nbuf = nbuf;
+  p->nargs = n;
+  for (int k = 0; k < n; k++) {
+    double d = a[k];
+    int exact = d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d;
+    p->ai[k] = exact ? (long long)d : 0;
+    p->af[k] = (float)d;
+  }
+}
+
+static int in_set(void *const *set, int n, void *x) {
+  for (int i = 0; i < n; i++)
+    if (set[i] == x) return 1;
+  return 0;
+}
+
+int mtl_dispatch_locked(mtl_queue *q, id pso, id *bufs, int n, uint32_t writes, const void *bytes, size_t nbytes, id extra,
+                        MTLSize groups) {
+  int st = mtl_ensure_compute(q);
+  if (st != PT_OK) return st;
+  int barrier = q->nrd + n > 64 || q->nwr + n > 64; /* the sets are full: start afresh */
+  for (int i = 0; i < n && !barrier; i++) {
+    if (bufs[i] == q->c->dummy) continue; /* bound at unused slots, never accessed */
+    if (in_set(q->wr, q->nwr, bufs[i]) || ((writes >> i & 1) && in_set(q->rd, q->nrd, bufs[i]))) barrier = 1;
+  }
+  if (barrier) {
+    MSGA(void, NSUInteger)(q->enc, S.memoryBarrierWithScope, MTL_BARRIER_BUFFERS);
+    q->nwr = q->nrd = 0;
+  }
+  for (int i = 0; i < n; i++) {
+    if (bufs[i] == q->c->dummy) continue;
+    if (!in_set(q->rd, q->nrd, bufs[i])) q->rd[q->nrd++] = bufs[i];
+    if ((writes >> i & 1) && !in_set(q->wr, q->nwr, bufs[i])) q->wr[q->nwr++] = bufs[i];
+  }
+  if (pso != q->last_pso) {
+    MSGA(void, id)(q->enc, S.setComputePipelineState, pso);
+    q->last_pso = pso;
+  }
+  NSUInteger offsets[PT_MTL_MAX_BUFS] = {0};
+  MSGA(void, const id *, const NSUInteger *, NSRange)(q->enc, S.setBuffers, bufs, offsets, (NSRange){0, (NSUInteger)n});
+  MSGA(void, const void *, NSUInteger, NSUInteger)(q->enc, S.setBytes, bytes, nbytes, (NSUInteger)n);
+  if (extra) MSGA(void, id, NSUInteger, NSUInteger)(q->enc, S.setBuffer, extra, 0, (NSUInteger)n + 1);
+  MSGA(void, MTLSize, MTLSize)(q->enc, S.dispatchThreadgroups, groups, (MTLSize){PT_MTL_GROUP, 1, 1});
+  /* A full command buffer goes now; if that fails (host memory), the work stays recorded
+   * for the next commit, so the dispatch itself succeeded. */
+  if (++q->ndispatch >= PT_MTL_BATCH) mtl_commit_locked(q);
+  return PT_OK;
+}
+
+static NSUInteger cap(int64_t x, int64_t most) { return (NSUInteger)(x < most ? x : most); }
+
+int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs) {
+  mtl_ctx *c = ctx;
+  mtl_queue *q = queue;
+  mtl_prog *p = prog;
+  const char *name = pt_program_kind_name(p->kind);
+  if (nbuf > PT_MTL_MAX_BUFS)
+    return pt_error(PT_EINVAL, "metal: a %s launch names %d buffers; Metal kernels take at most %d (params.h)", name, nbuf,
+                    PT_MTL_MAX_BUFS);
+  if (nargs > PT_MTL_MAX_ARGS)
+    return pt_error(PT_EINVAL, "metal: a %s launch has %d argument slots; Metal kernels take at most %d (params.h)", name, nargs,
+                    PT_MTL_MAX_ARGS);
+  int64_t work = 0;
+  uint32_t writes = 0;
+  pt_matmul_plan mm;
+  memset(&mm, 0, sizeof mm);
+  int st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes);
+  if (st != PT_OK) return st;
+  if (uses_f64(p->kind, args, &mm)) return pt_error(PT_EUNSUPPORTED, "metal: float64 is not supported by Metal (a %s launch)", name);
+  MTLSize groups = {1, 1, 1};
+  if (p->kind == PT_K_MATMUL) {
+    if (mm.batch == 0 || mm.M == 0 || mm.N == 0) return PT_OK;
+    groups = (MTLSize){(NSUInteger)((mm.N + 63) / 64), (NSUInteger)((mm.M + 63) / 64), cap(mm.batch, 65535)};
+  } else if (work <= 0) {
+    return PT_OK; /* nothing to do: nothing is recorded */
+  } else if (pt_program_kind_shape(p->kind) == PT_SHAPE_ELEMENT) {
+    groups.width = cap((work + PT_MTL_GROUP - 1) / PT_MTL_GROUP, 65535);
+  } else if (pt_program_kind_shape(p->kind) == PT_SHAPE_ROW) {
+    groups.width = cap(work, 65535);
+  } /* SERIAL: one group keeps blocks.h's write order */
+
+  pt_mtl_params params;
+  convert(&params, nbuf, args, nargs);
+  id bound[PT_MTL_MAX_BUFS];
+  for (int i = 0; i < PT_MTL_MAX_BUFS; i++) bound[i] = i < nbuf ? (id)bufs[i].mem : c->dummy;
+
+  /* Marked before the dispatch, so that a wait that sees it finish also reads the block,
+   * and a report can name the kinds that may have written it. */
+  pt_mutex_lock(&c->errlock);
+  c->launched = 1;
+  c->kinds_since |= 1u << p->kind;
+  pt_mutex_unlock(&c->errlock);
+  void *pool = mtl_pool();
+  pt_mutex_lock(&q->lock);
+  if ((st = mtl_enter(c)) == PT_OK)
+    st = mtl_dispatch_locked(q, p->pso, bound, PT_MTL_MAX_BUFS, writes, &params, sizeof params, c->errblk, groups);
+  pt_mutex_unlock(&q->lock);
+  mtl_unpool(pool);
+  return st;
+}
