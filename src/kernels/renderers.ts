@@ -5,6 +5,8 @@
 import { registerRenderer } from "./launch.ts";
 import { cudaRenderer } from "./cuda.ts";
 import { mslRenderer } from "./msl.ts";
+import { registerHipRenderers } from "./hip.ts";
 
 registerRenderer("cuda", cudaRenderer);
+registerHipRenderers(registerRenderer); // "hip", and "cuda" again when PT_CUDA_KERNELS=hip
 registerRenderer("msl", mslRenderer);

@@ -1,0 +1,147 @@
+/* blas.c: matmul through hipBLAS, when the product fits its column-major GEMM.
+ *
+ * Ownership and ordering. Each ctx owns at most one hipBLAS handle, made on the first
+ * matmul that can use it (hipBLAS pulls in rocBLAS, which is large and slow to load;
+ * inventory only looks for it) and destroyed by shutdown. A handle is not safe for two
+ * threads at once, and its stream is handle state, so ctx->lock is held from
+ * hipblasSetStream to the last GEMM of a launch; the GEMMs only queue work, so the lock is
+ * short. The work runs on the launch's queue, in order with the other kernels there.
+ * fp32 stays fp32: hipBLAS's default math mode uses no reduced-precision (xf32) path, and
+ * nothing here asks for one; fp64 stays fp64. The layout logic is the CUDA backend's
+ * (cuda/blas.c), since both libraries take the same column-major BLAS arguments.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hip.h"
+
+#define MAX_LOOP 4096 /* batches that hipBLAS may run one call each; more go to the kernel */
+
+/* A matrix of R x C elements with strides rs, cs as hipBLAS sees it: col = 1 if column-major
+ * (element (r, c) at r + c*ld), 0 if row-major (r*ld + c). A dim of 1 has no stride to obey. */
+typedef struct { int col; int64_t ld, off, bstride; int buf; } mat;
+
+static int layout(int64_t R, int64_t C, int64_t rs, int64_t cs, mat *m) {
+  int64_t r1 = R > 1 ? R : 1, c1 = C > 1 ? C : 1;
+  if (cs == 1 || C == 1) {
+    int64_t ld = R == 1 ? c1 : rs;
+    if (ld >= c1 && ld <= INT_MAX) { m->col = 0; m->ld = ld; return 1; }
+  }
+  if (rs == 1 || R == 1) {
+    int64_t ld = C == 1 ? r1 : cs;
+    if (ld >= r1 && ld <= INT_MAX) { m->col = 1; m->ld = ld; return 1; }
+  }
+  return 0;
+}
+
+/* The one stride that steps through all batches in row-major order, if there is one. */
+static int uniform(const pt_matmul_plan *mm, int i, int64_t *stride) {
+  int64_t s = 0, expect = 0;
+  int first = 1;
+  for (int d = mm->brank - 1; d >= 0; d--) {
+    if (mm->bshape[d] == 1) continue;
+    if (!first && mm->bstride[i][d] != expect) return 0;
+    if (first) s = mm->bstride[i][d];
+    first = 0;
+    expect = mm->bstride[i][d] * mm->bshape[d];
+  }
+  *stride = s;
+  return s >= 0;
+}
+
+static int64_t batch_offset(const pt_matmul_plan *mm, int i, int64_t b) {
+  int64_t off = 0;
+  for (int d = mm->brank - 1; d >= 0; d--) {
+    off += (b % mm->bshape[d]) * mm->bstride[i][d];
+    b /= mm->bshape[d];
+  }
+  return off;
+}
+
+static int blas_error(const char *fn, hipblasStatus_t s) {
+  const char *text = hipblas.StatusToString ? hipblas.StatusToString(s) : NULL;
+  return pt_error(PT_EDRIVER, "hip: %s failed: %s (%d)", fn, text ? text : "hipBLAS status", s);
+}
+
+/* Under ctx->lock. */
+static int handle(hip_ctx *c) {
+  if (c->blas_state == 0) {
+    c->blas_state = hipblas_load();
+    if (c->blas_state == PT_OK) {
+      hipblasStatus_t s = hipblas.Create(&c->blas);
+      c->blas_state = s == HIPBLAS_STATUS_SUCCESS ? 1 : blas_error("hipblasCreate", s);
+    }
+  }
+  return c->blas_state;
+}
+
+int hipd_blas_matmul(hip_ctx *c, hipStream_t stream, const pt_matmul_plan *mm, const pt_mem_ref *bufs) {
+  const char *off_switch = getenv("PT_HIP_BLAS"); /* "0": always the program's kernel (for testing it) */
+  if ((mm->dtype != PT_F32 && mm->dtype != PT_F64) || (off_switch && strcmp(off_switch, "0") == 0)) return 1;
+  /* K = 0 must write zeros, which a GEMM with k = 0 need not do; sizes must fit int. */
+  if (mm->K == 0 || mm->M > INT_MAX || mm->N > INT_MAX || mm->K > INT_MAX || mm->batch > INT_MAX) return 1;
+  mat A, B, C;
+  if (!layout(mm->M, mm->K, mm->rs[0], mm->cs[0], &A) || !layout(mm->K, mm->N, mm->rs[1], mm->cs[1], &B) ||
+      !layout(mm->M, mm->N, mm->rs[2], mm->cs[2], &C))
+    return 1;
+  mat *mats[3] = {&A, &B, &C};
+  int strided = 1;
+  for (int i = 0; i < 3; i++) {
+    mats[i]->off = mm->off[i];
+    mats[i]->buf = mm->buf[i];
+    if (!uniform(mm, i, &mats[i]->bstride)) strided = 0;
+  }
+  if (mm->batch > 1 && strided && C.bstride == 0) return 1; /* every batch writes one C: the kernel's order decides */
+  if (!strided && mm->batch > MAX_LOOP) return 1;
+
+  /* hipBLAS is column-major. A row-major C is a column-major C^T = B^T A^T, and transposing
+   * a matrix flips its layout with the same ld; then each operand is used as stored (N)
+   * when column-major, else transposed (T). */
+  int64_t m = mm->M, n = mm->N;
+  mat X = A, Y = B;
+  if (!C.col) { X = B; Y = A; X.col ^= 1; Y.col ^= 1; m = mm->N; n = mm->M; }
+  int ta = X.col ? HIPBLAS_OP_N : HIPBLAS_OP_T, tb = Y.col ? HIPBLAS_OP_N : HIPBLAS_OP_T;
+  size_t es = mm->dtype == PT_F32 ? 4 : 8;
+  char *px = (char *)bufs[X.buf].mem + X.off * (int64_t)es, *py = (char *)bufs[Y.buf].mem + Y.off * (int64_t)es,
+       *pc = (char *)bufs[C.buf].mem + C.off * (int64_t)es;
+  const float f1 = 1, f0 = 0;
+  const double d1 = 1, d0 = 0;
+  int ix = C.col ? 0 : 1, iy = 1 - ix; /* the operands' indices in mm (A = 0, B = 1) */
+
+  pt_mutex_lock(&c->lock);
+  int st = handle(c);
+  const char *fn = "hipblasSetStream";
+  hipblasStatus_t s = st == 1 ? hipblas.SetStream(c->blas, stream) : HIPBLAS_STATUS_SUCCESS;
+  if (st == 1 && s == HIPBLAS_STATUS_SUCCESS) {
+    if (strided && mm->batch > 1) {
+      fn = es == 4 ? "hipblasSgemmStridedBatched" : "hipblasDgemmStridedBatched";
+      s = es == 4 ? hipblas.SgemmStridedBatched(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &f1, (const float *)px, (int)X.ld,
+                                               X.bstride, (const float *)py, (int)Y.ld, Y.bstride, &f0, (float *)pc,
+                                               (int)C.ld, C.bstride, (int)mm->batch)
+                  : hipblas.DgemmStridedBatched(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &d1, (const double *)px,
+                                               (int)X.ld, X.bstride, (const double *)py, (int)Y.ld, Y.bstride, &d0,
+                                               (double *)pc, (int)C.ld, C.bstride, (int)mm->batch);
+    } else {
+      fn = es == 4 ? "hipblasSgemm" : "hipblasDgemm";
+      for (int64_t b = 0; b < mm->batch && s == HIPBLAS_STATUS_SUCCESS; b++) {
+        int64_t ox = mm->batch > 1 ? batch_offset(mm, ix, b) * (int64_t)es : 0;
+        int64_t oy = mm->batch > 1 ? batch_offset(mm, iy, b) * (int64_t)es : 0;
+        int64_t oc = mm->batch > 1 ? batch_offset(mm, 2, b) * (int64_t)es : 0;
+        s = es == 4 ? hipblas.Sgemm(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &f1, (const float *)(px + ox), (int)X.ld,
+                                   (const float *)(py + oy), (int)Y.ld, &f0, (float *)(pc + oc), (int)C.ld)
+                    : hipblas.Dgemm(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &d1, (const double *)(px + ox), (int)X.ld,
+                                   (const double *)(py + oy), (int)Y.ld, &d0, (double *)(pc + oc), (int)C.ld);
+      }
+    }
+  }
+  pt_mutex_unlock(&c->lock);
+  if (st != 1) return 1; /* no hipBLAS here: the kernel runs (the reason stays in the thread's error text) */
+  return s == HIPBLAS_STATUS_SUCCESS ? PT_OK : blas_error(fn, s);
+}
+
+void hipd_blas_shutdown(hip_ctx *c) {
+  if (c->blas_state == 1 && c->blas) hipblas.Destroy(c->blas);
+  c->blas = NULL;
+  c->blas_state = 0;
+}
