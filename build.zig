@@ -5,7 +5,8 @@
 //! picked up) into libpolytensor, installed into native/zig-out/lib unless -p says
 //! otherwise. The backends table is generated into the build cache: every known backend is
 //! a row; one that is not enabled, or has no code yet, reports why it is unavailable.
-//!   -Dbackends=cpu,cuda   which backends to compile (default cpu,cuda; for `cross`, all five)
+//!   -Dbackends=cpu,cuda   which backends to compile (default all five: each opens its driver
+//!                         at run time and reports why it has no device where there is none)
 //!   zig build cross       the shim with every backend for every published platform, baseline CPU, into
 //!                         native/zig-out/cross/<triple>/: x86_64-linux-gnu, aarch64-linux-gnu,
 //!                         aarch64-macos, x86_64-macos, x86_64-windows-gnu (scripts/pack.sh)
@@ -40,8 +41,8 @@ pub fn build(b: *std.Build) void {
 
     const target = b.standardTargetOptions(.{});
     const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Optimization mode (default ReleaseFast)") orelse .ReleaseFast;
-    const chosen = b.option([]const u8, "backends", "Comma-separated backends to compile (default cpu,cuda; for `cross`, all): cpu,cuda,vulkan,metal,hip");
-    const enabled = parseBackends(chosen orelse "cpu,cuda");
+    const chosen = b.option([]const u8, "backends", "Comma-separated backends to compile (default all): cpu,cuda,vulkan,metal,hip");
+    const enabled = parseBackends(chosen orelse cross_backends);
     const table = generateTable(b, enabled);
     // The published libraries carry every backend (each opens its driver at run time, so
     // none needs an SDK); -Dbackends narrows them too, e.g. while one does not compile yet.

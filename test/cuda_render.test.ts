@@ -127,6 +127,21 @@ test("cuda: every template kind of blocks.h renders a pt_main", () => {
   assert.throws(() => cudaRenderer.template("fft"), /no template "fft"/);
 });
 
+test("cuda: sort is a bitonic network within 48 KB of static shared memory; reduce has its contiguous path", () => {
+  const sort = cudaTemplateSource("sort"), reduce = cudaTemplateSource("reduce");
+  const num = (src: string, name: string) => Number(src.match(new RegExp(`#define ${name} (\\d+)`))?.[1]);
+  const cap = num(sort, "PT_SORT_CAP"), pairs = num(sort, "PT_SORT_PAIRS"), rows = num(sort, "PT_SORT_MAXR");
+  assert.ok(cap > 0 && pairs * 2 === cap && rows > 0, "sort sizes");
+  assert.ok(cap * 8 + 3 * rows * 8 <= 48 * 1024, "sort's static shared memory fits 48 KB");
+  assert.match(sort, /pt_bitonic_sort\(pt_sort_packed\{sm\}, w, P\)/);
+  assert.match(sort, /pt_sort_long\(/, "rows longer than shared memory have a path");
+  assert.match(reduce, /pt_fast_dt<K_SUM>/);
+  assert.match(reduce, /__shfl_down_sync/);
+  for (const src of [sort, reduce]) {
+    assert.match(src, /extern "C" __global__ void __launch_bounds__\(PT_BLOCK, \d\) pt_main\(const pt_params p\);\n/);
+  }
+});
+
 /** Stand-ins for the CUDA built-ins the programs use, enough for g++ to type-check them. */
 const SHIM = String.raw`
 #include <math.h>
@@ -135,9 +150,13 @@ const SHIM = String.raw`
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
+#define __launch_bounds__(...)
 struct pt_dim3 { unsigned x, y, z; };
 extern pt_dim3 threadIdx, blockIdx, blockDim, gridDim;
 void __syncthreads();
+void __syncwarp(unsigned mask = 0xffffffffu);
+double __shfl_down_sync(unsigned mask, double v, int delta);
+long long __shfl_down_sync(unsigned mask, long long v, int delta);
 template <class T, class U> static T pt_bits(U u) { T t; memcpy(&t, &u, sizeof t); return t; }
 static float __int_as_float(int x) { return pt_bits<float>(x); }
 static float __uint_as_float(unsigned x) { return pt_bits<float>(x); }

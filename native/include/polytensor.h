@@ -47,7 +47,9 @@ enum pt_device_field { /* pt_device_info() fills a double[PT_INFO_COUNT] */
   PT_INFO_UNIFIED_MEMORY = 7, PT_INFO_COMPUTE_UNITS = 8,
   PT_INFO_CONTEXT = 9, /* 1 while a context exists for the device (this process's or, where the
                           driver can tell, anyone's): listing devices must leave it 0 */
-  PT_INFO_COUNT = 10
+  PT_INFO_SOFTWARE = 10, /* 1 for a CPU implementation of a GPU API (lavapipe, SwiftShader): never
+                            picked as the default device over the CPU backend */
+  PT_INFO_COUNT = 11
 };
 
 enum pt_mem_field { /* pt_memory_stats() fills a double[PT_MEM_COUNT] */

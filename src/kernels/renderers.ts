@@ -5,8 +5,10 @@
 import { registerRenderer } from "./launch.ts";
 import { cudaRenderer } from "./cuda.ts";
 import { mslRenderer } from "./msl.ts";
+import { glslRenderer } from "./glsl.ts";
 import { registerHipRenderers } from "./hip.ts";
 
 registerRenderer("cuda", cudaRenderer);
+registerRenderer("glsl", glslRenderer);
 registerHipRenderers(registerRenderer); // "hip", and "cuda" again when PT_CUDA_KERNELS=hip
 registerRenderer("msl", mslRenderer);

@@ -25,6 +25,8 @@ export interface DeviceInfo {
   readonly maxWorkgroup: number;
   readonly unifiedMemory: boolean;
   readonly computeUnits: number;
+  /** A CPU implementation of a GPU API (e.g. lavapipe): usable, but never the default device. */
+  readonly software: boolean;
   /** The kernel language its renderer produces. */
   readonly language: string;
 }
@@ -44,7 +46,7 @@ export interface BackendInfo {
   readonly devices: readonly DeviceInfo[];
 }
 
-const infoFields = new Float64Array(10);
+const infoFields = new Float64Array(11);
 
 function backendIndex(name: string): number {
   const n = native.pt_backend_count();
@@ -78,6 +80,7 @@ export function backends(): BackendInfo[] {
         maxWorkgroup: f[6],
         unifiedMemory: f[7] !== 0,
         computeUnits: f[8],
+        software: f[10] !== 0,
         language: readString((buf, cap) => native.pt_device_language(b, i, buf, cap)),
       });
     }
@@ -227,7 +230,7 @@ export function device(spec?: string | Device): Device {
 
 let currentDefault: Device | undefined;
 
-/** PT_DEVICE when set, else the most capable available backend's first device. */
+/** PT_DEVICE when set, else the most capable available backend's first device (not counting software ones). */
 export function defaultDevice(): Device {
   if (currentDefault) return currentDefault;
   const env = runtime.env("PT_DEVICE");
@@ -235,7 +238,7 @@ export function defaultDevice(): Device {
     currentDefault = device(env);
     return currentDefault;
   }
-  const avail = backends().filter((b) => b.available).map((b) => b.name);
+  const avail = backends().filter((b) => b.devices.some((d) => !d.software)).map((b) => b.name);
   const best = PREFERENCE.find((n) => avail.includes(n)) ?? avail[0];
   if (!best) throw new TensorError("device", "no backend has a device (not even the CPU)");
   currentDefault = device(best);

@@ -5,17 +5,40 @@
  */
 
 /**
+ * pt_offset_of for the outer row of a VIEW at block slot k over the shape at slot s,
+ * offset included, with every shape and stride read from the block when used (constant
+ * indices: the kernel parameter space), so none of them holds a register across a row loop.
+ */
+export const ROW_OFFSET = String.raw`
+static __device__ __forceinline__ pt_i64 pt_row_offset(const pt_params &p, pt_i64 row, int rank, int s, int k) {
+  pt_i64 off = (pt_i64)p.a[k + 2];
+#pragma unroll
+  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
+    if (d < rank) {
+      const pt_i64 size = (pt_i64)p.a[s + d];
+      if (size != 1) {
+        off += row % size * (pt_i64)p.a[k + 3 + d];
+        row /= size;
+      }
+    }
+  }
+  return off;
+}
+`;
+
+/**
  * reduce: threads stride over the row's inner extent (row-major over the inner dims) with
  * a private accumulator, then fold the 256 accumulators in shared memory as a fixed tree,
  * so a result never depends on timing. Floats accumulate in double, ints in int64 with
  * wrap; var/std make two passes (the mean, then squared deviations). argmax/argmin carry
  * the position, and the fold breaks ties by the lower position (first occurrence); the
- * first NaN wins for both.
+ * first NaN wins for both. Sum, mean, any, all and count over unit-stride rows take the
+ * vectorised pt_fast_row instead (another fixed order: same results up to float rounding).
  */
 export const REDUCE = String.raw`
 enum { R_SUM, R_PROD, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_ANY, R_ALL, R_MEAN, R_VAR, R_STD, R_COUNT };
 enum { K_SUM, K_SQDEV, K_PROD, K_MAX, K_MIN, K_ARGMAX, K_ARGMIN, K_COUNT };
-
+${ROW_OFFSET}
 /* f: float value; i: int value or nonzero count; idx: arg position (-1: none yet); nan: a
  * float max/min saw a NaN. */
 typedef struct {
@@ -111,21 +134,21 @@ static __device__ __forceinline__ pt_acc pt_reduce_pass(const pt_view &in, int k
   pt_acc s;
   pt_acc_init(s, kind);
   pt_i64 k = tid;
-  if (flat) { /* 8 positions a step with their loads first, to keep more reads in flight */
+  if (flat) { /* 4 positions a step with their loads first, to keep more reads in flight */
     const pt_i64 st = istr[PT_MAX_RANK - 1];
-    for (; k + 7 * PT_BLOCK < n; k += 8 * PT_BLOCK) {
+    for (; k + 3 * PT_BLOCK < n; k += 4 * PT_BLOCK) {
       if (fl) {
-        double x[8];
+        double x[4];
 #pragma unroll
-        for (int u = 0; u < 8; u++) x[u] = pt_ld_f64(in.b, in.dt, io + (k + u * PT_BLOCK) * st);
+        for (int u = 0; u < 4; u++) x[u] = pt_ld_f64(in.b, in.dt, io + (k + u * PT_BLOCK) * st);
 #pragma unroll
-        for (int u = 0; u < 8; u++) pt_acc_add_f(s, kind, x[u], k + u * PT_BLOCK, mean);
+        for (int u = 0; u < 4; u++) pt_acc_add_f(s, kind, x[u], k + u * PT_BLOCK, mean);
       } else {
-        pt_i64 x[8];
+        pt_i64 x[4];
 #pragma unroll
-        for (int u = 0; u < 8; u++) x[u] = pt_ld_i64(in.b, in.dt, io + (k + u * PT_BLOCK) * st);
+        for (int u = 0; u < 4; u++) x[u] = pt_ld_i64(in.b, in.dt, io + (k + u * PT_BLOCK) * st);
 #pragma unroll
-        for (int u = 0; u < 8; u++) pt_acc_add_i(s, kind, x[u], k + u * PT_BLOCK);
+        for (int u = 0; u < 4; u++) pt_acc_add_i(s, kind, x[u], k + u * PT_BLOCK);
       }
     }
   }
@@ -145,43 +168,159 @@ static __device__ __forceinline__ pt_acc pt_reduce_pass(const pt_view &in, int k
   return r;
 }
 
+/* Contiguous rows of sum, mean, any, all and count_nonzero, where order matters for
+ * nothing but float rounding: 16-byte loads from the first aligned address (the elements
+ * before it and after the last whole vector go one at a time), four loads in flight per
+ * thread, then a warp-shuffle fold and the 8 warps' results in order. The order is fixed,
+ * so the result never depends on timing; floats still accumulate in double. */
+struct alignas(16) pt_v16 {
+  pt_u32 w[4];
+};
+
+/* Element e of a 16-byte vector of DT, as the same bits a load of the element gives. */
+template <int DT> static __device__ __forceinline__ pt_u64 pt_v16_elem(const pt_v16 &v, int e) {
+  switch (DT) {
+  case PT_F64: case PT_I64: return (pt_u64)v.w[2 * e] | (pt_u64)v.w[2 * e + 1] << 32;
+  case PT_F32: case PT_I32: return v.w[e];
+  case PT_F16: case PT_BF16: return (v.w[e >> 1] >> (16 * (e & 1))) & 0xffffu;
+  default: return (v.w[e >> 2] >> (8 * (e & 3))) & 0xffu;
+  }
+}
+template <int DT> static __device__ __forceinline__ pt_u64 pt_raw_at(const char *row, pt_i64 i) {
+  switch (DT) {
+  case PT_F64: case PT_I64: return ((const pt_u64 *)row)[i];
+  case PT_F32: case PT_I32: return ((const pt_u32 *)row)[i];
+  case PT_F16: case PT_BF16: return ((const pt_u16 *)row)[i];
+  default: return ((const pt_u8 *)row)[i];
+  }
+}
+/* Folds one element, given as its bits, with pt_ld_f64 / pt_ld_i64's conversions. */
+template <int DT, int KIND> static __device__ __forceinline__ void pt_fast_add(pt_acc &s, pt_u64 raw) {
+  switch (DT) {
+  case PT_F32: pt_acc_add_f(s, KIND, (double)__uint_as_float((pt_u32)raw), 0, 0.0); break;
+  case PT_F16: pt_acc_add_f(s, KIND, (double)pt_f16_to_f32((pt_u16)raw), 0, 0.0); break;
+  case PT_BF16: pt_acc_add_f(s, KIND, (double)pt_bf16_to_f32((pt_u16)raw), 0, 0.0); break;
+  case PT_F64: pt_acc_add_f(s, KIND, __longlong_as_double((pt_i64)raw), 0, 0.0); break;
+  case PT_I32: pt_acc_add_i(s, KIND, (pt_i64)(int)(pt_u32)raw, 0); break;
+  default: pt_acc_add_i(s, KIND, (pt_i64)raw, 0); break; /* i64, u8, bool */
+  }
+}
+
+template <int DT, int KIND> static __device__ pt_acc pt_fast_row(const char *row, pt_i64 n, pt_acc *sh) {
+  const int E = DT == PT_F64 || DT == PT_I64 ? 2 : DT == PT_F32 || DT == PT_I32 ? 4 : DT == PT_F16 || DT == PT_BF16 ? 8 : 16;
+  const int tid = threadIdx.x;
+  pt_acc s;
+  pt_acc_init(s, KIND);
+  pt_i64 head = (pt_i64)((16 - ((pt_u64)row & 15)) & 15) / (16 / E);
+  if (head > n) head = n;
+  const pt_i64 nv = (n - head) / E, rest = head + nv * E;
+  const pt_v16 *v = (const pt_v16 *)(row + head * (16 / E));
+  if (tid < head) pt_fast_add<DT, KIND>(s, pt_raw_at<DT>(row, tid));
+  if (rest + tid < n) pt_fast_add<DT, KIND>(s, pt_raw_at<DT>(row, rest + tid)); /* fewer than E < 256 */
+  pt_i64 k = tid;
+  for (; k + 3 * PT_BLOCK < nv; k += 4 * PT_BLOCK) {
+    pt_v16 x[4];
+#pragma unroll
+    for (int u = 0; u < 4; u++) x[u] = v[k + u * PT_BLOCK];
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+#pragma unroll
+      for (int e = 0; e < E; e++) pt_fast_add<DT, KIND>(s, pt_v16_elem<DT>(x[u], e));
+  }
+  for (; k < nv; k += PT_BLOCK) {
+    const pt_v16 x = v[k];
+#pragma unroll
+    for (int e = 0; e < E; e++) pt_fast_add<DT, KIND>(s, pt_v16_elem<DT>(x, e));
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    s.f = pt_add(s.f, __shfl_down_sync(0xffffffffu, s.f, o));
+    s.i = (pt_i64)((pt_u64)s.i + (pt_u64)__shfl_down_sync(0xffffffffu, s.i, o));
+  }
+  if ((tid & 31) == 0) sh[tid >> 5] = s;
+  __syncthreads();
+  pt_acc r = sh[0];
+  for (int w = 1; w < PT_BLOCK / 32; w++) pt_acc_merge(r, sh[w], KIND, false);
+  __syncthreads(); /* sh is reused by the next row */
+  return r;
+}
+
+/* The fast row of in.dt, for K_SUM and K_COUNT only. */
+template <int KIND> static __device__ pt_acc pt_fast_dt(int dt, const char *row, pt_i64 n, pt_acc *sh) {
+  switch (dt) {
+  case PT_F32: return pt_fast_row<PT_F32, KIND>(row, n, sh);
+  case PT_F16: return pt_fast_row<PT_F16, KIND>(row, n, sh);
+  case PT_BF16: return pt_fast_row<PT_BF16, KIND>(row, n, sh);
+  case PT_F64: return pt_fast_row<PT_F64, KIND>(row, n, sh);
+  case PT_I32: return pt_fast_row<PT_I32, KIND>(row, n, sh);
+  case PT_I64: return pt_fast_row<PT_I64, KIND>(row, n, sh);
+  case PT_U8: return pt_fast_row<PT_U8, KIND>(row, n, sh);
+  default: return pt_fast_row<PT_BOOL, KIND>(row, n, sh);
+  }
+}
+
 /* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
- *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs. */
+ *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs.
+ * The inner shape and strides live in shared memory and outer offsets are read from the
+ * block per row: held in registers, they made the kernel too large for more than one
+ * block per SM. The launch bound (80 registers a thread, ptxas on sm_90) lets three blocks
+ * share an SM, enough loads in flight for the contiguous path to reach full bandwidth. */
+extern "C" __global__ void __launch_bounds__(PT_BLOCK, 3) pt_main(const pt_params p);
 extern "C" __global__ void pt_main(const pt_params p) {
   __shared__ pt_acc sh[PT_BLOCK];
+  __shared__ pt_i64 ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
   const int op = (int)p.a[0];
   const double ddof = p.a[1];
   const int orank = (int)p.a[2];
   /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
    * offset map unchanged, so offsets are taken over all 8 dims. */
   const int irank = (int)p.a[11];
-  pt_i64 oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
-  const pt_i64 onum = pt_shape_at(p, 3, orank, oshape);
-  const pt_i64 n = pt_shape_at(p, 12, irank, ishape);
+  const int tid = threadIdx.x;
+  pt_i64 onum = 1, n = 1;
 #pragma unroll
-  for (int d = 0; d < PT_MAX_RANK; d++) istr[d] = d < irank ? (pt_i64)p.a[31 + d] : 0;
-  /* Coalesce: move size-1 dims outward and merge dims that are contiguous with the next;
-   * neither changes the row-major position -> offset map, so argmax's answer is kept. */
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    if (d < orank) onum *= (pt_i64)p.a[3 + d];
+    if (d < irank) n *= (pt_i64)p.a[12 + d];
+  }
+  if (tid == 0) {
+    pt_i64 sz[PT_MAX_RANK], st[PT_MAX_RANK];
 #pragma unroll
-  for (int d = 1; d < PT_MAX_RANK; d++) {
-    if (ishape[d] == 1) {
-      ishape[d] = ishape[d - 1];
-      istr[d] = istr[d - 1];
-      ishape[d - 1] = 1;
-    } else if (ishape[d - 1] == 1 || istr[d - 1] == istr[d] * ishape[d]) {
-      ishape[d] *= ishape[d - 1];
-      ishape[d - 1] = 1;
+    for (int d = 0; d < PT_MAX_RANK; d++) {
+      sz[d] = d < irank ? (pt_i64)p.a[12 + d] : 1;
+      st[d] = d < irank ? (pt_i64)p.a[31 + d] : 0;
+    }
+    /* Coalesce: move size-1 dims outward and merge dims that are contiguous with the next;
+     * neither changes the row-major position -> offset map, so argmax's answer is kept. */
+#pragma unroll
+    for (int d = 1; d < PT_MAX_RANK; d++) {
+      if (sz[d] == 1) {
+        sz[d] = sz[d - 1];
+        st[d] = st[d - 1];
+        sz[d - 1] = 1;
+      } else if (sz[d - 1] == 1 || st[d - 1] == st[d] * sz[d]) {
+        sz[d] *= sz[d - 1];
+        sz[d - 1] = 1;
+      }
+    }
+#pragma unroll
+    for (int d = 0; d < PT_MAX_RANK; d++) {
+      ishape[d] = sz[d];
+      istr[d] = st[d];
     }
   }
+  __syncthreads();
   bool flat = true;
 #pragma unroll
   for (int d = 0; d < PT_MAX_RANK - 1; d++) flat = flat && ishape[d] == 1;
   const pt_view in = pt_view_at(p, 20), out = pt_view_at(p, 39);
   const bool fl = pt_is_float(in.dt) || op == R_VAR || op == R_STD;
-  const int tid = threadIdx.x;
+  const int kind = pt_kind_of(op, 1);
+  /* Sum and count over unit-stride rows whose elements are aligned (always, for buffers
+   * from the allocator) take the vectorised path. */
+  const bool fast = flat && istr[PT_MAX_RANK - 1] == 1 && (kind == K_SUM || kind == K_COUNT) &&
+                    ((pt_u64)in.b % pt_dtype_size(in.dt)) == 0;
   for (pt_i64 row = blockIdx.x; row < onum; row += gridDim.x) {
-    const pt_i64 io = in.off + pt_offset_of(row, orank, oshape, in.st);
-    const pt_i64 oo = out.off + pt_offset_of(row, orank, oshape, out.st);
+    const pt_i64 io = pt_row_offset(p, row, orank, 3, 20), oo = pt_row_offset(p, row, orank, 3, 39);
     if (n == 0) { /* the op's identity; max/min/argmax/argmin have none */
       if (tid == 0) {
         if (op >= R_MAX && op <= R_ARGMIN) pt_fail(p.err, PT_KERR_COUNT, 1, 0, 0);
@@ -192,8 +331,14 @@ extern "C" __global__ void pt_main(const pt_params p) {
       continue;
     }
     double mean = 0;
-    if (op == R_VAR || op == R_STD) mean = pt_reduce_pass(in, K_SUM, fl, io, n, PT_MAX_RANK, ishape, istr, flat, 0, sh).f / (double)n;
-    const pt_acc s = pt_reduce_pass(in, pt_kind_of(op, 1), fl, io, n, PT_MAX_RANK, ishape, istr, flat, mean, sh);
+    pt_acc s;
+    if (fast) {
+      const char *row = in.b + io * pt_dtype_size(in.dt);
+      s = kind == K_SUM ? pt_fast_dt<K_SUM>(in.dt, row, n, sh) : pt_fast_dt<K_COUNT>(in.dt, row, n, sh);
+    } else {
+      if (op == R_VAR || op == R_STD) mean = pt_reduce_pass(in, K_SUM, fl, io, n, PT_MAX_RANK, ishape, istr, flat, 0, sh).f / (double)n;
+      s = pt_reduce_pass(in, kind, fl, io, n, PT_MAX_RANK, ishape, istr, flat, mean, sh);
+    }
     if (tid != 0) continue;
     switch (op) {
     case R_SUM: case R_PROD:

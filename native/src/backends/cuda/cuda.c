@@ -144,15 +144,16 @@ static int cuda_has(int index, const char *cap) {
   if (strcmp(cap, "bf16") == 0) return cc >= 80;
   if (strcmp(cap, "f64") == 0 || strcmp(cap, "i64") == 0 || strcmp(cap, "int64") == 0) return 1;
   if (strcmp(cap, "blas") == 0) return cublas_load() == PT_OK;
-  /* The driver can capture and replay streams; nothing in the ABI uses it yet. */
-  if (strcmp(cap, "graphs") == 0) return cu.StreamBeginCapture && cu.GraphLaunch;
+  if (strcmp(cap, "graphs") == 0) return cu.StreamBeginCapture && cu.GraphLaunch; /* pt_capture_* use them */
+  if (strcmp(cap, "async_launch") == 0) return 1; /* launches return before the kernel runs */
   return 0; /* host_wrap, unified_memory: not on this backend */
 }
 
 /* ---- context lifetime --------------------------------------------------------------- */
 
 static void release(cuda_ctx *c, int retained) {
-  if (c->errblk) cu.MemFree(c->errblk);
+  if (c->errhost) cu.MemFreeHost((void *)c->errhost);
+  else if (c->errblk) cu.MemFree(c->errblk);
   if (c->svc) cu.StreamDestroy(c->svc);
   if (retained) {
     int dead = atomic_load(&c->dead);
@@ -191,8 +192,21 @@ static int cuda_activate(int index, void **out) {
   if ((r = cu.CtxSetCurrent(c->cu)) != CUDA_SUCCESS) goto fail;
   fn = "cuStreamCreate";
   if ((r = cu.StreamCreate(&c->svc, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) goto fail;
+  /* The error word lives in mapped pinned memory where the driver allows it, so that a
+   * sync reads it with a plain load instead of a copy and a second stream wait. */
+  void *host = NULL;
+  if (cu.MemHostAlloc && cu.MemHostGetDevicePointer && cu.MemFreeHost &&
+      cu.MemHostAlloc(&host, 4 * sizeof(long long), CU_MEMHOSTALLOC_DEVICEMAP) == CUDA_SUCCESS) {
+    if (cu.MemHostGetDevicePointer(&c->errblk, host, 0) == CUDA_SUCCESS) {
+      c->errhost = host;
+      memset(host, 0, 4 * sizeof(long long));
+    } else {
+      cu.MemFreeHost(host);
+      c->errblk = 0;
+    }
+  }
   fn = "cuMemAlloc (error word block)";
-  if ((r = cu.MemAlloc(&c->errblk, 4 * sizeof(long long))) != CUDA_SUCCESS) goto fail;
+  if (!c->errhost && (r = cu.MemAlloc(&c->errblk, 4 * sizeof(long long))) != CUDA_SUCCESS) goto fail;
   fn = "cuMemsetD8Async (error word block)";
   if ((r = cu.MemsetD8Async(c->errblk, 0, 4 * sizeof(long long), c->svc)) != CUDA_SUCCESS) goto fail;
   fn = "cuStreamSynchronize";

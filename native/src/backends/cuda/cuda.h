@@ -27,6 +27,7 @@ typedef struct {
   CUcontext cu;
   int cc_major, cc_minor, sms;
   CUdeviceptr errblk;   /* long long[4], params.h's error word block */
+  volatile long long *errhost; /* the block's host address when it is mapped pinned memory, else NULL */
   CUstream svc;         /* reads and clears the word, apart from the user's queues */
   atomic_int dead;      /* the sticky CUresult that killed the context; 0 while healthy */
   pt_mutex lock;        /* guards the fields below */

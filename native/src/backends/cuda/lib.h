@@ -70,7 +70,8 @@ enum { /* CUdevice_attribute values */
 
 enum { CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0 };
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
-enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 }; /* our allocator may call cuMemAlloc while a step is captured */
+enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
+enum { CU_MEMHOSTALLOC_DEVICEMAP = 2 }; /* our allocator may call cuMemAlloc while a step is captured */
 enum { NVRTC_SUCCESS = 0 };
 enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
 
@@ -117,6 +118,10 @@ enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAU
   X(LaunchKernel, "cuLaunchKernel", NULL, 1, CUresult,                                                       \
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,            \
      unsigned shared, CUstream q, void **params, void **extra))                                              \
+  X(MemHostAlloc, "cuMemHostAlloc", NULL, 0, CUresult, (void **p, size_t bytes, unsigned flags))            \
+  X(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", NULL, 0, CUresult,                             \
+    (CUdeviceptr * d, void *p, unsigned flags))                                                              \
+  X(MemFreeHost, "cuMemFreeHost", NULL, 0, CUresult, (void *p))                                              \
   X(StreamBeginCapture, "cuStreamBeginCapture_v2", NULL, 0, CUresult, (CUstream q, int mode))              \
   X(StreamEndCapture, "cuStreamEndCapture", NULL, 0, CUresult, (CUstream q, void **graph))                  \
   X(GraphInstantiate, "cuGraphInstantiateWithFlags", NULL, 0, CUresult,                                     \

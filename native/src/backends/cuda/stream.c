@@ -169,6 +169,17 @@ int cuda_check_word(cuda_ctx *c) {
   uint32_t kinds = 0;
   pt_mutex_lock(&c->lock); /* one reader at a time, so a word is reported once */
   if (!c->launched) { pt_mutex_unlock(&c->lock); return PT_OK; }
+  if (c->errhost) { /* mapped: the finished kernels' writes are visible after the wait */
+    for (int i = 0; i < 4; i++) w[i] = c->errhost[i];
+    if (w[0] != 0) {
+      for (int i = 0; i < 4; i++) c->errhost[i] = 0;
+      __atomic_thread_fence(__ATOMIC_SEQ_CST);
+      kinds = c->kinds_since;
+      c->kinds_since = 0;
+    }
+    pt_mutex_unlock(&c->lock);
+    return w[0] ? report(w, kinds) : PT_OK;
+  }
   CUresult r = cu.MemcpyDtoHAsync(w, c->errblk, sizeof w, c->svc);
   if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
   if (r == CUDA_SUCCESS && w[0] != 0) {

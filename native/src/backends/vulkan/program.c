@@ -1,0 +1,243 @@
+/* program.c: GLSL -> libshaderc -> SPIR-V -> compute pipeline, and launches.
+ *
+ * Ownership and ordering. A program owns its VkPipeline; its kind (blocks.h) stays with it
+ * for dispatch sizes and error reports. SPIR-V is cached (core program_cache.c) in memory
+ * and on disk as <hash>.spv, keyed by the source, the macros the driver defines and the
+ * shaderc version; pipelines go through the context's VkPipelineCache (device.c). Compiles
+ * are serialised (compile_lock): the cost is paid once per program, and it keeps us clear
+ * of any thread-safety doubt about a shaderc build we did not choose. A launch checks its
+ * block on the host (pt_block_check) before anything is recorded, writes its pt_vk_params
+ * record into the open batch's ring, and records bind, push constant and dispatch; the ring
+ * space is the batch's until it completes (queue.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vkdrv.h"
+#include "program_cache.h"
+
+#define LOG_EXCERPT 640 /* the core's message buffer is 1 KB; the full log goes to disk */
+
+static pt_mutex compile_lock = PT_MUTEX_INIT;
+
+static const char *dump(uint64_t key, const char *src, const char *log, char *path, size_t cap) {
+  char p[800];
+  FILE *f;
+  if (!pt_cache_path(p, sizeof p, key, "-failed.comp") || !(f = fopen(p, "wb"))) return "";
+  fputs(src, f);
+  fclose(f);
+  if (!pt_cache_path(path, cap, key, "-failed.log") || !(f = fopen(path, "wb"))) return "";
+  fputs(log, f);
+  fclose(f);
+  return path;
+}
+
+static int compile_failed(const char *kind, const char *who, const char *src, const char *log, uint64_t key) {
+  char where[800];
+  const char *at = dump(key, src, log, where, sizeof where);
+  return pt_error(PT_EINVAL, "vulkan: the %s program does not compile (%s, Vulkan 1.2)%s%s:\n%.*s%s", kind, who,
+                  *at ? "; source and full log at " : "", at, LOG_EXCERPT, log, strlen(log) > LOG_EXCERPT ? "..." : "");
+}
+
+static int compile_shaderc(const char *kind, const char *src, size_t len, const char *sg, int denorm, uint64_t key,
+                           unsigned char **out, size_t *n) {
+  shaderc_compiler_t comp = shc.shaderc_compiler_initialize();
+  shaderc_compile_options_t opt = shc.shaderc_compile_options_initialize();
+  if (!comp || !opt) {
+    if (comp) shc.shaderc_compiler_release(comp);
+    if (opt) shc.shaderc_compile_options_release(opt);
+    return pt_error(PT_EOOM, "vulkan: libshaderc could not start a compiler");
+  }
+  shc.shaderc_compile_options_set_target_env(opt, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+  shc.shaderc_compile_options_set_optimization_level(opt, shaderc_optimization_level_performance);
+  shc.shaderc_compile_options_add_macro_definition(opt, "PT_VK_SUBGROUP", 14, sg, strlen(sg));
+  if (denorm) shc.shaderc_compile_options_add_macro_definition(opt, "PT_VK_DENORM_PRESERVE_F32", 25, "1", 1);
+  char name[80];
+  snprintf(name, sizeof name, "pt_%s.comp", kind);
+  shaderc_compilation_result_t res = shc.shaderc_compile_into_spv(comp, src, len, shaderc_glsl_compute_shader, name, "main", opt);
+  int st = PT_OK;
+  if (!res) st = pt_error(PT_EOOM, "vulkan: libshaderc returned no result for the %s program", kind);
+  else if (shc.shaderc_result_get_compilation_status(res) != shaderc_compilation_status_success) {
+    const char *log = shc.shaderc_result_get_error_message(res);
+    st = compile_failed(kind, "libshaderc", src, log ? log : "", key);
+  } else {
+    *n = shc.shaderc_result_get_length(res);
+    if (!(*out = malloc(*n ? *n : 1))) st = pt_error(PT_EOOM, "vulkan: out of host memory for SPIR-V");
+    else memcpy(*out, shc.shaderc_result_get_bytes(res), *n);
+  }
+  if (res) shc.shaderc_result_release(res);
+  shc.shaderc_compile_options_release(opt);
+  shc.shaderc_compiler_release(comp);
+  return st;
+}
+
+/* libshaderc when it loads, else a command-line compiler (glslc.c). */
+static int compile(const char *kind, const char *src, size_t len, const char *sg, int denorm, uint64_t key,
+                   unsigned char **out, size_t *n) {
+  if (shaderc_load() == PT_OK) return compile_shaderc(kind, src, len, sg, denorm, key, out, n);
+  char why[512];
+  int wl = pt_last_error((uint8_t *)why, (int32_t)sizeof why - 1);
+  why[wl < (int)sizeof why - 1 ? wl : (int)sizeof why - 1] = 0;
+  char *log = NULL;
+  const char *tool = "";
+  int st = vk_glsl_external(src, len, sg, denorm, out, n, &log, &tool);
+  if (st == PT_EINVAL) st = compile_failed(kind, tool, src, log ? log : "", key);
+  else if (st == PT_EUNAVAILABLE)
+    st = pt_error(PT_EUNAVAILABLE, "%s; nor is glslangValidator (glslang-tools) or glslc on PATH to compile the %s program",
+                  why, kind);
+  free(log);
+  return st;
+}
+
+static int make_pipeline(vk_ctx *c, vk_prog *p, const unsigned char *spv, size_t n) {
+  if (n == 0 || n % 4) return pt_error(PT_EINVAL, "vulkan: SPIR-V of %zu bytes (not whole words)", n);
+  VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n, .pCode = (const uint32_t *)spv};
+  VkShaderModule mod;
+  VkResult r = c->d.vkCreateShaderModule(c->dev, &mci, NULL, &mod);
+  if (r != VK_SUCCESS) return vk_fail(c, "vkCreateShaderModule", r);
+  VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO, .layout = c->layout};
+  ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = mod;
+  ci.stage.pName = "main";
+  r = c->d.vkCreateComputePipelines(c->dev, c->pcache, 1, &ci, NULL, &p->pipe);
+  c->d.vkDestroyShaderModule(c->dev, mod, NULL); /* the pipeline keeps what it needs */
+  if (r != VK_SUCCESS) { p->pipe = NULL; return vk_fail(c, "vkCreateComputePipelines", r); }
+  return PT_OK;
+}
+
+int vk_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **out) {
+  vk_ctx *c = ctx;
+  int k = pt_program_kind(kind), st;
+  if (k < 0)
+    return pt_error(PT_EINVAL, "vulkan: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
+                    "index_put, index_get, nonzero, masked_select or philox)", kind);
+  if (len > 0 && src[len - 1] == 0) len--; /* renderers may NUL-terminate their text */
+  if (len == 0) return pt_error(PT_EINVAL, "vulkan: a %s program needs GLSL compute source (params.h); got none", kind);
+  if (memchr(src, 0, len)) return pt_error(PT_EINVAL, "vulkan: the %s program's source contains a NUL byte", kind);
+  if ((st = vk_enter(c)) != PT_OK) return st;
+  vk_prog *p = calloc(1, sizeof *p);
+  char *text = malloc(len + 1), sg[16];
+  if (!p || !text) { free(p); free(text); return pt_error(PT_EOOM, "vulkan: out of host memory for a program"); }
+  p->kind = k;
+  memcpy(text, src, len);
+  text[len] = 0;
+  snprintf(sg, sizeof sg, "%u", c->ph->subgroup ? c->ph->subgroup : 1);
+  int denorm = c->ph->denorm32;
+  /* libshaderc's SPIR-V version, or 0 for the command-line fallback. */
+  unsigned ver = shaderc_load() == PT_OK ? shaderc_version() : 0;
+
+  uint64_t key = pt_cache_hash(PT_CACHE_SEED, "polytensor-vk-1", 15);
+  key = pt_cache_hash(key, sg, strlen(sg) + 1);
+  key = pt_cache_hash(key, &denorm, sizeof denorm);
+  key = pt_cache_hash(key, &ver, sizeof ver);
+  key = pt_cache_hash(key, text, len);
+  size_t n = 0;
+  unsigned char *spv = pt_cache_mem_get(key, &n);
+  int from_disk = 0;
+  if (!spv) from_disk = (spv = pt_cache_disk_get(key, ".spv", &n)) != NULL;
+  if (spv && make_pipeline(c, p, spv, n) == PT_OK) {
+    if (from_disk) pt_cache_mem_put(key, spv, n);
+  } else if (spv) { /* stale or corrupt: build it again */
+    free(spv);
+    spv = NULL;
+    if ((st = vk_enter(c)) != PT_OK) goto fail;
+  }
+  if (!p->pipe) {
+    pt_mutex_lock(&compile_lock);
+    st = compile(kind, text, len, sg, denorm, key, &spv, &n);
+    pt_mutex_unlock(&compile_lock);
+    if (st != PT_OK) goto fail;
+    if ((st = make_pipeline(c, p, spv, n)) != PT_OK) { free(spv); goto fail; }
+    pt_cache_mem_put(key, spv, n);
+    pt_cache_disk_put(key, ".spv", spv, n);
+  }
+  free(spv);
+  free(text);
+  *out = p;
+  return PT_OK;
+fail:
+  free(text);
+  free(p);
+  return st;
+}
+
+void vk_program_free(void *ctx, void *prog) {
+  vk_ctx *c = ctx;
+  vk_prog *p = prog;
+  /* Recorded or running batches may still bind the pipeline: let them finish (programs are
+   * freed rarely: a cache eviction or a device close). */
+  if (p->pipe) {
+    vk_drain(c);
+    c->d.vkDestroyPipeline(c->dev, p->pipe, NULL);
+  }
+  free(p);
+}
+
+int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs) {
+  vk_ctx *c = ctx;
+  vk_queue *q = queue;
+  vk_prog *p = prog;
+  const char *name = pt_program_kind_name(p->kind);
+  if (nbuf > PT_VK_MAX_BUFS)
+    return pt_error(PT_EINVAL, "vulkan: a %s launch names %d buffers; Vulkan kernels take at most %d (params.h)", name, nbuf, PT_VK_MAX_BUFS);
+  if (nargs > PT_VK_MAX_ARGS)
+    return pt_error(PT_EINVAL, "vulkan: a %s launch has %d argument slots; Vulkan kernels take at most %d (params.h)", name, nargs,
+                    PT_VK_MAX_ARGS);
+  int64_t work = 0;
+  uint32_t writes = 0;
+  pt_matmul_plan mm;
+  memset(&mm, 0, sizeof mm);
+  int st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes);
+  if (st != PT_OK) return st;
+  uint32_t gx = 1, gy = 1, gz = 1;
+  if (p->kind == PT_K_MATMUL) {
+    if (mm.batch <= 0 || mm.M <= 0 || mm.N <= 0) return PT_OK;
+    gx = (uint32_t)((mm.N + 63) / 64);
+    gy = (uint32_t)((mm.M + 63) / 64);
+    gz = (uint32_t)(mm.batch < 65535 ? mm.batch : 65535);
+  } else {
+    if (work <= 0) return PT_OK; /* no work: nothing is recorded */
+    int shape = pt_program_kind_shape(p->kind);
+    int64_t g = shape == PT_SHAPE_ELEMENT ? (work + PT_VK_GROUP - 1) / PT_VK_GROUP : shape == PT_SHAPE_ROW ? work : 1;
+    gx = (uint32_t)(g < 65535 ? g : 65535);
+  }
+  if ((st = vk_enter(c)) != PT_OK) return st;
+  size_t rec = ((offsetof(pt_vk_params, a) + (size_t)nargs * sizeof(double)) + 15) & ~(size_t)15;
+  const vk_mem *rd[PT_VK_MAX_BUFS], *wr[PT_VK_MAX_BUFS];
+  int nrd = 0, nwr = 0;
+  for (int i = 0; i < nbuf; i++) {
+    if (writes & (1u << i)) wr[nwr++] = bufs[i].mem;
+    else rd[nrd++] = bufs[i].mem;
+  }
+  vk_batch *b;
+  pt_mutex_lock(&c->lock);
+  if ((st = vkq_open(c, q, &b)) == PT_OK && (b->ndisp >= VK_BATCH_DISPATCHES || b->ring_used + rec > VK_RING_BYTES)) {
+    if ((st = vkq_submit(c, q)) == PT_OK) st = vkq_open(c, q, &b); /* full: send it, start the next */
+  }
+  if (st == PT_OK) {
+    pt_vk_params *rp = (pt_vk_params *)((char *)b->scratch->map + b->ring_used);
+    for (int i = 0; i < nbuf; i++) rp->buf[i] = ((const vk_mem *)bufs[i].mem)->addr;
+    rp->err = c->errblk->addr;
+    rp->nbuf = nbuf;
+    rp->nargs = nargs;
+    if (nargs > 0) memcpy(rp->a, args, (size_t)nargs * sizeof(double));
+    uint64_t addr = b->scratch->addr + b->ring_used;
+    b->ring_used += rec;
+    vkq_access(c, q, b, rd, nrd, wr, nwr);
+    if (b->bound != p->pipe) {
+      c->d.vkCmdBindPipeline(b->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipe);
+      b->bound = p->pipe;
+    }
+    c->d.vkCmdPushConstants(b->cb, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &addr);
+    c->d.vkCmdDispatch(b->cb, gx, gy, gz);
+    b->ndisp++;
+    b->nops++;
+    /* Marked with the launch, so a wait that sees it finish also reads the error block and
+     * a report can name the kinds that may have written it. */
+    c->launched = 1;
+    c->kinds_since |= 1u << p->kind;
+  }
+  pt_mutex_unlock(&c->lock);
+  return st;
+}

@@ -1,0 +1,341 @@
+/* queue.c: batches, barriers, submission and completion of a Vulkan queue.
+ *
+ * Ownership and ordering. A vk_queue owns its command pool, its timeline semaphore and
+ * VK_BATCH_SLOTS batch slots (vkdrv.h). Work is recorded into the open batch under
+ * ctx->lock; each batch begins with a barrier against everything before it on its VkQueue
+ * (submission order is the queue's order), ends with one that makes its writes visible to
+ * the host, and signals the semaphore with its value when submitted. Inside a batch a
+ * barrier is recorded only on a real hazard between buffers (read after write, write after
+ * write, write after read) since the last barrier. A batch slot, and with it the params
+ * ring and upload arena, is reused only after the semaphore passed its value and no reader
+ * has it pinned. A device-side wait on another queue's fence is attached to this queue's
+ * next submission, after the other queue's batch holding that value has been submitted,
+ * so every wait is on a value already submitted and no cycle can form.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vkdrv.h"
+
+#define COMPUTE_TRANSFER (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT)
+#define ALL_WRITES (VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT)
+#define ALL_ACCESS (VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT)
+
+static void barrier(vk_ctx *c, VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst, VkAccessFlags sa,
+                    VkAccessFlags da) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
+  c->d.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static void free_extras(vk_ctx *c, vk_batch *b) {
+  for (int i = 0; i < b->nextra; i++) vk_mem_destroy(c, b->extra[i]);
+  b->nextra = 0;
+  for (int i = 0; i < b->nheld; i++) vkq_unref(c, b->held[i]);
+  b->nheld = 0;
+}
+
+int vkq_attach(vk_batch *b, vk_mem *m) {
+  if (b->nextra == b->capextra) {
+    int cap = b->capextra ? b->capextra * 2 : 8;
+    vk_mem **e = realloc(b->extra, (size_t)cap * sizeof *e);
+    if (!e) return pt_error(PT_EOOM, "vulkan: out of host memory for a staging list");
+    b->extra = e;
+    b->capextra = cap;
+  }
+  b->extra[b->nextra++] = m;
+  return PT_OK;
+}
+
+void vkq_reap(vk_ctx *c, vk_queue *q) {
+  uint64_t done = 0;
+  int any = 0;
+  for (int i = 0; i < VK_BATCH_SLOTS; i++) any |= q->b[i].state == BATCH_SENT;
+  if (!any || c->d.vkGetSemaphoreCounterValue(c->dev, q->sem, &done) != VK_SUCCESS) return;
+  for (int i = 0; i < VK_BATCH_SLOTS; i++) {
+    vk_batch *b = &q->b[i];
+    if (b->state == BATCH_SENT && b->value <= done && b->pins == 0) {
+      free_extras(c, b);
+      b->state = BATCH_FREE;
+    }
+  }
+}
+
+int vkq_wait(vk_ctx *c, vk_queue *q, uint64_t value) {
+  if (value == 0) return PT_OK;
+  VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1, .pSemaphores = &q->sem,
+                            .pValues = &value};
+  VkResult r = c->d.vkWaitSemaphores(c->dev, &wi, UINT64_MAX);
+  return r == VK_SUCCESS ? PT_OK : vk_fail(c, "vkWaitSemaphores", r);
+}
+
+int vkq_open(vk_ctx *c, vk_queue *q, vk_batch **out) {
+  int st, idx = -1;
+  for (;;) {
+    if (q->open >= 0) { *out = &q->b[q->open]; return PT_OK; }
+    if ((st = vk_enter(c)) != PT_OK) return st;
+    vkq_reap(c, q);
+    uint64_t oldest = UINT64_MAX;
+    for (int i = 0; i < VK_BATCH_SLOTS && idx < 0; i++)
+      if (q->b[i].state == BATCH_FREE) idx = i;
+    if (idx >= 0) break;
+    for (int i = 0; i < VK_BATCH_SLOTS; i++)
+      if (q->b[i].state == BATCH_SENT && q->b[i].value < oldest) oldest = q->b[i].value;
+    /* Every slot is in flight: wait for the oldest, letting other threads in meanwhile. */
+    q->refs++;
+    pt_mutex_unlock(&c->lock);
+    st = vkq_wait(c, q, oldest == UINT64_MAX ? 0 : oldest);
+    pt_mutex_lock(&c->lock);
+    q->refs--;
+    if (st != PT_OK) return st;
+  }
+  vk_batch *b = &q->b[idx];
+  VkResult r;
+  if (!b->cb) {
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = q->pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    if ((r = c->d.vkAllocateCommandBuffers(c->dev, &ai, &b->cb)) != VK_SUCCESS) { b->cb = NULL; return vk_fail(c, "vkAllocateCommandBuffers", r); }
+  }
+  if (!b->scratch && (st = vk_mem_make(c, VK_UPLOAD_AT + VK_UPLOAD_BYTES, 1, &b->scratch)) != PT_OK) return st;
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  if ((r = c->d.vkBeginCommandBuffer(b->cb, &bi)) != VK_SUCCESS) return vk_fail(c, "vkBeginCommandBuffer", r);
+  /* Orders this batch after everything submitted before it on the VkQueue. */
+  barrier(c, b->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, COMPUTE_TRANSFER, VK_ACCESS_MEMORY_WRITE_BIT, ALL_ACCESS);
+  b->value = ++q->assigned;
+  b->ndisp = b->nops = 0;
+  b->ring_used = b->up_used = 0;
+  b->bound = NULL;
+  b->state = BATCH_OPEN;
+  q->open = idx;
+  q->nrd = q->nwr = q->full = 0;
+  *out = b;
+  return PT_OK;
+}
+
+static int in_set(const vk_mem *const *set, int n, const vk_mem *m) {
+  for (int i = 0; i < n; i++)
+    if (set[i] == m) return 1;
+  return 0;
+}
+
+void vkq_access(vk_ctx *c, vk_queue *q, vk_batch *b, const vk_mem *const *rd, int nrd, const vk_mem *const *wr, int nwr) {
+  int need = q->full;
+  for (int i = 0; i < nrd && !need; i++) need = in_set(q->wr, q->nwr, rd[i]);                                  /* RAW */
+  for (int i = 0; i < nwr && !need; i++) need = in_set(q->wr, q->nwr, wr[i]) || in_set(q->rd, q->nrd, wr[i]); /* WAW, WAR */
+  if (need) {
+    barrier(c, b->cb, COMPUTE_TRANSFER, COMPUTE_TRANSFER, ALL_WRITES, ALL_ACCESS);
+    q->nrd = q->nwr = q->full = 0;
+  }
+  for (int i = 0; i < nrd; i++)
+    if (!in_set(q->rd, q->nrd, rd[i])) {
+      if (q->nrd == VK_HAZARD_SET) q->full = 1;
+      else q->rd[q->nrd++] = rd[i];
+    }
+  for (int i = 0; i < nwr; i++)
+    if (!in_set(q->wr, q->nwr, wr[i])) {
+      if (q->nwr == VK_HAZARD_SET) q->full = 1;
+      else q->wr[q->nwr++] = wr[i];
+    }
+}
+
+int vkq_submit(vk_ctx *c, vk_queue *q) {
+  if (q->open < 0) return PT_OK;
+  vk_batch *b = &q->b[q->open];
+  q->open = -1;
+  barrier(c, b->cb, COMPUTE_TRANSFER, VK_PIPELINE_STAGE_HOST_BIT, ALL_WRITES, VK_ACCESS_HOST_READ_BIT);
+  VkResult r = c->d.vkEndCommandBuffer(b->cb);
+  if (r != VK_SUCCESS) { b->state = BATCH_FREE; free_extras(c, b); return vk_fail(c, "vkEndCommandBuffer", r); }
+  VkPipelineStageFlags stages[VK_MAX_WAITS];
+  for (int i = 0; i < q->nwait; i++) stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkTimelineSemaphoreSubmitInfo ti = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                      .waitSemaphoreValueCount = (uint32_t)q->nwait, .pWaitSemaphoreValues = q->wval,
+                                      .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &b->value};
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ti, .waitSemaphoreCount = (uint32_t)q->nwait,
+                     .pWaitSemaphores = q->wsem, .pWaitDstStageMask = stages, .commandBufferCount = 1,
+                     .pCommandBuffers = &b->cb, .signalSemaphoreCount = 1, .pSignalSemaphores = &q->sem};
+  r = c->d.vkQueueSubmit(q->vq, 1, &si, NULL);
+  for (int i = 0; i < q->nwait; i++) b->held[b->nheld++] = q->wq[i]; /* released when b completes */
+  q->nwait = 0;
+  if (r != VK_SUCCESS) { /* the semaphore never reaches this value: the context is lost (vk_fail) */
+    b->state = BATCH_FREE;
+    free_extras(c, b);
+    return vk_fail(c, "vkQueueSubmit", r);
+  }
+  b->state = BATCH_SENT;
+  q->submitted = b->value;
+  return PT_OK;
+}
+
+int vk_drain(vk_ctx *c) {
+  if (atomic_load(&c->dead)) return PT_OK;
+  int n = 0, st = PT_OK;
+  pt_mutex_lock(&c->lock);
+  for (vk_queue *q = c->queues; q; q = q->next) n++;
+  vk_queue **qs = calloc((size_t)n + 1, sizeof *qs);
+  uint64_t *vals = calloc((size_t)n + 1, sizeof *vals);
+  if (!qs || !vals) st = pt_error(PT_EOOM, "vulkan: out of host memory");
+  n = 0;
+  for (vk_queue *q = c->queues; q && st == PT_OK; q = q->next) {
+    if (vkq_submit(c, q) != PT_OK) continue;
+    q->refs++;
+    qs[n] = q;
+    vals[n++] = q->submitted;
+  }
+  pt_mutex_unlock(&c->lock);
+  for (int i = 0; i < n; i++)
+    if (vkq_wait(c, qs[i], vals[i]) != PT_OK) st = PT_EDRIVER;
+  pt_mutex_lock(&c->lock);
+  for (int i = 0; i < n; i++) {
+    vkq_reap(c, qs[i]);
+    vkq_unref(c, qs[i]);
+  }
+  pt_mutex_unlock(&c->lock);
+  free(qs);
+  free(vals);
+  return st;
+}
+
+/* ---- the error block (params.h) ------------------------------------------------------- */
+
+/* Which kinds can write each PT_KERR_* code, to name the culprit among those launched. */
+static uint32_t writers(uint32_t code) {
+  switch (code) {
+  case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
+  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
+  case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
+  default: return 0;
+  }
+}
+
+static int report(vk_ctx *c, uint32_t code, const long long d[3], uint32_t launched) {
+  uint32_t who = launched & writers(code);
+  if (!who) who = launched;
+  char names[128] = "";
+  size_t len = 0;
+  for (int k = 0; k < PT_K_COUNT && len < sizeof names - 16; k++)
+    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", pt_program_kind_name(k));
+  if (!len) snprintf(names, sizeof names, "a kernel");
+  const char *dev = c->ph->name;
+  switch (code) {
+  case PT_KERR_INDEX:
+    return pt_error(PT_EKERNEL, "%s on vulkan (%s): index %lld is out of range for axis %lld of size %lld", names, dev, d[0], d[1], d[2]);
+  case PT_KERR_INT_DIV:
+    return pt_error(PT_EKERNEL, "%s on vulkan (%s): integer %s by zero at element %lld", names, dev, d[1] ? "modulo" : "division", d[0]);
+  case PT_KERR_INT_POW:
+    return pt_error(PT_EKERNEL, "%s on vulkan (%s): integer power with a negative exponent at element %lld", names, dev, d[0]);
+  case PT_KERR_COUNT:
+    return pt_error(PT_EKERNEL, "%s on vulkan (%s): found %lld nonzero elements but the output was sized for %lld", names, dev, d[1], d[0]);
+  default:
+    return pt_error(PT_EKERNEL, "%s on vulkan (%s): kernel error code %u (details %lld, %lld, %lld)", names, dev, code, d[0], d[1], d[2]);
+  }
+}
+
+int vk_check_block(vk_ctx *c) {
+  volatile uint32_t *code = c->errblk->map;
+  volatile int64_t *det = (volatile int64_t *)((char *)c->errblk->map + 8);
+  long long d[3] = {0, 0, 0};
+  uint32_t k = 0, kinds = 0;
+  pt_mutex_lock(&c->lock); /* one reader at a time, so a code is reported once */
+  if (c->launched && (k = *code) != 0) {
+    for (int i = 0; i < 3; i++) d[i] = (long long)det[i];
+    memset(c->errblk->map, 0, 32); /* coherent: the next submission sees it cleared */
+    kinds = c->kinds_since;
+    c->kinds_since = 0;
+  }
+  pt_mutex_unlock(&c->lock);
+  return k ? report(c, k, d, kinds) : PT_OK;
+}
+
+/* ---- queues ------------------------------------------------------------------------- */
+
+void vkq_unref(vk_ctx *c, vk_queue *q) {
+  if (--q->refs > 0) return;
+  for (int i = 0; i < q->nwait; i++) vkq_unref(c, q->wq[i]);
+  for (int i = 0; i < VK_BATCH_SLOTS; i++) {
+    free_extras(c, &q->b[i]);
+    free(q->b[i].extra);
+    if (q->b[i].scratch) vk_mem_destroy(c, q->b[i].scratch);
+  }
+  if (q->pool) c->d.vkDestroyCommandPool(c->dev, q->pool, NULL); /* frees its command buffers */
+  if (q->sem) c->d.vkDestroySemaphore(c->dev, q->sem, NULL);
+  free(q);
+}
+
+int vk_queue_create(void *ctx, void **out) {
+  vk_ctx *c = ctx;
+  int st = vk_enter(c);
+  if (st != PT_OK) return st;
+  vk_queue *q = calloc(1, sizeof *q);
+  if (!q) return pt_error(PT_EOOM, "vulkan: out of host memory for a queue");
+  q->c = c;
+  q->open = -1;
+  q->refs = 1;
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = c->ph->family};
+  VkResult r = c->d.vkCreateCommandPool(c->dev, &pci, NULL, &q->pool);
+  const char *fn = "vkCreateCommandPool";
+  if (r == VK_SUCCESS) {
+    VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
+    fn = "vkCreateSemaphore (timeline)";
+    r = c->d.vkCreateSemaphore(c->dev, &sci, NULL, &q->sem);
+  } else q->pool = NULL;
+  if (r != VK_SUCCESS) {
+    q->sem = NULL;
+    pt_mutex_lock(&c->lock);
+    vkq_unref(c, q);
+    pt_mutex_unlock(&c->lock);
+    return vk_fail(c, fn, r);
+  }
+  pt_mutex_lock(&c->lock);
+  q->vq = c->vq[c->next_vq++ % c->nvq]; /* separate VkQueues let separate queues overlap */
+  q->next = c->queues;
+  c->queues = q;
+  pt_mutex_unlock(&c->lock);
+  *out = q;
+  return PT_OK;
+}
+
+void vk_queue_free(void *ctx, void *queue) {
+  vk_ctx *c = ctx;
+  vk_queue *q = queue;
+  pt_mutex_lock(&c->lock);
+  vkq_submit(c, q);
+  uint64_t v = q->submitted;
+  for (vk_queue **p = &c->queues; *p; p = &(*p)->next)
+    if (*p == q) { *p = q->next; break; }
+  q->freed = 1;
+  pt_mutex_unlock(&c->lock);
+  if (!atomic_load(&c->dead)) vkq_wait(c, q, v); /* its command buffers must be done before the pool goes */
+  else c->d.vkDeviceWaitIdle(c->dev);
+  pt_mutex_lock(&c->lock);
+  vkq_reap(c, q);
+  vkq_unref(c, q);
+  pt_mutex_unlock(&c->lock);
+}
+
+int vk_flush(void *ctx, void *queue) {
+  vk_ctx *c = ctx;
+  int st = vk_enter(c);
+  if (st != PT_OK) return st;
+  pt_mutex_lock(&c->lock);
+  st = vkq_submit(c, queue);
+  pt_mutex_unlock(&c->lock);
+  return st;
+}
+
+int vk_sync(void *ctx, void *queue) {
+  vk_ctx *c = ctx;
+  vk_queue *q = queue;
+  int st = vk_enter(c);
+  if (st != PT_OK) return st;
+  pt_mutex_lock(&c->lock);
+  st = vkq_submit(c, q);
+  uint64_t v = q->submitted;
+  pt_mutex_unlock(&c->lock);
+  if (st == PT_OK) st = vkq_wait(c, q, v);
+  pt_mutex_lock(&c->lock);
+  vkq_reap(c, q);
+  pt_mutex_unlock(&c->lock);
+  return st == PT_OK ? vk_check_block(c) : st;
+}

@@ -1,0 +1,91 @@
+/**
+ * The GLSL renderer (the Vulkan backend's language): kernel IR and templates as GLSL 4.60
+ * compute shaders, following native/src/backends/vulkan/params.h: local_size_x 256, the
+ * launch record reached by device address through the push constant, buffers by device
+ * address, the error block, and the dispatch shape of each kind. Every program reads the
+ * same argument blocks as the CPU kernels (native/src/core/blocks.h) with the same results:
+ * conversions, integer wrap, floor division, NaN rules, the Philox mapping. It is the
+ * port of the CUDA renderer (cuda.ts); where GLSL differs: arithmetic that must round once
+ * is `precise`, f32 division/sqrt and every transcendental go through double (math.ts),
+ * and matmul is a real tiled kernel since there is no vendor BLAS.
+ *
+ * Elementwise programs are rendered from the expression's bytecode (ir.ts), so the key is
+ * the bytecode and one structure gives one source, whatever the sizes, strides, dtypes of
+ * the views or constant values. Sources end with a NUL byte (the driver accepts it) and are
+ * rendered once per key. test/glsl_render.test.ts checks the text and, where
+ * glslangValidator exists, that each program compiles to valid SPIR-V for Vulkan 1.2.
+ */
+import type { Renderer } from "./launch.ts";
+import { encodeBytecode, type Expr } from "./ir.ts";
+import { PREAMBLE } from "./glsl/preamble.ts";
+import { MATH } from "./glsl/math.ts";
+import { renderElementwise } from "./glsl/elementwise.ts";
+import { REDUCE, SCAN } from "./glsl/reduce.ts";
+import { SORT } from "./glsl/sort.ts";
+import { GATHER, INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./glsl/index.ts";
+import { MATMUL, PHILOX } from "./glsl/random.ts";
+
+/** Template kinds (blocks.h) and their main(), after the preamble (and math where used). */
+export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
+  reduce: REDUCE,
+  scan: SCAN,
+  matmul: MATMUL,
+  sort: SORT,
+  gather: GATHER,
+  scatter: SCATTER,
+  index_put: INDEX_PUT,
+  index_get: INDEX_GET,
+  nonzero: NONZERO,
+  masked_select: MASKED_SELECT,
+  philox: PHILOX,
+};
+
+/** Templates that call math.ts (the rest skip its text, and its compile time). */
+const USES_MATH = new Set(["philox"]);
+
+interface Program {
+  kind: string;
+  source: Uint8Array;
+  key: string;
+}
+
+const encoder = new TextEncoder();
+const toBytes = (text: string): Uint8Array => encoder.encode(`${text}\0`);
+
+const elementwiseCache = new Map<string, Program>();
+const templateCache = new Map<string, Program>();
+
+/** GLSL source of an elementwise program, from its bytecode (for tests and tools). */
+export function glslElementwiseSource(expr: Expr, ninputs: number): string {
+  return renderElementwise(encodeBytecode(expr, ninputs));
+}
+
+/** GLSL source of a template kind. */
+export function glslTemplateSource(name: string): string {
+  const body = Object.hasOwn(GLSL_TEMPLATES, name) ? GLSL_TEMPLATES[name] : undefined;
+  if (body === undefined) {
+    throw new Error(`glsl renderer: no template "${name}" (expected one of ${Object.keys(GLSL_TEMPLATES).join(", ")})`);
+  }
+  return PREAMBLE + (USES_MATH.has(name) ? MATH : "") + body;
+}
+
+export const glslRenderer: Renderer = {
+  elementwise(expr, ninputs) {
+    const words = encodeBytecode(expr, ninputs);
+    const key = `glsl:${words.join(",")}`;
+    let prog = elementwiseCache.get(key);
+    if (!prog) {
+      prog = { kind: "ew", source: toBytes(renderElementwise(words)), key };
+      elementwiseCache.set(key, prog);
+    }
+    return prog;
+  },
+  template(name) {
+    let prog = templateCache.get(name);
+    if (!prog) {
+      prog = { kind: name, source: toBytes(glslTemplateSource(name)), key: `glsl:t:${name}` };
+      templateCache.set(name, prog);
+    }
+    return prog;
+  },
+};

@@ -1,0 +1,406 @@
+/**
+ * Elementwise programs: blocks.h's bytecode rendered as one straight-line GLSL body per
+ * element, the port of cuda/elementwise.ts. The source is made from the bytecode (the
+ * words the CPU backend interprets), so both run the same instruction list with the same
+ * types: a register becomes a fresh local per instruction, LOAD/STORE convert through the
+ * view's dtype read from the block at run time (one program serves every dtype), and each
+ * op has the CPU interpreter's semantics (ew_ops.h): integer wrap, floor division and
+ * Python modulo with an error on zero, NaN-propagating max/min, round half to even.
+ * Transcendentals come from math.ts (double precision, f32 rounded once from it), float
+ * arithmetic from the preamble's precise helpers.
+ */
+import { PREAMBLE } from "./preamble.ts";
+import { MATH } from "./math.ts";
+
+const MAGIC = 0x50540001;
+const MAX_ARGS = 240; // PT_VK_MAX_ARGS: the whole block must fit in PtParams.a
+const F32 = 0, F64 = 1, I32 = 2, I64 = 3;
+const CTYPE = ["float", "double", "int", "int64_t"];
+const SUFFIX = ["f32", "f64", "i32", "i64"];
+
+/** Float modulo, which needs math.ts's exact fmod. */
+const FMOD_PY = String.raw`
+/* Python's float %: the result takes the divisor's sign, a zero result is +-0 by it. */
+float pt_fmod_py(float a, float b) {
+  float r = pt_fmodf(a, b);
+  if (r != 0.0) { if ((r < 0.0) != (b < 0.0)) r = pt_add(r, b); }
+  else r = uintBitsToFloat(floatBitsToUint(b) & 0x80000000u); /* copysign(0, b) */
+  return r;
+}
+double pt_fmod_py(double a, double b) {
+  double r = pt_fmod(a, b);
+  if (r != 0.0lf) { if ((r < 0.0lf) != (b < 0.0lf)) r = pt_add(r, b); }
+  else r = uint64BitsToDouble(doubleBitsToUint64(b) & 0x8000000000000000ul);
+  return r;
+}
+`;
+
+/** Loads and stores between a view's dtype and a compute type (ew_io.h), and integer ops. */
+const EW_HELPERS = String.raw`
+float pt_ew_ld_f32(uint64_t b, int dt, int64_t i) {
+  switch (dt) {
+  case PT_F32: return pt_raw_f32(b, i);
+  case PT_F16: return pt_f16_to_f32(pt_raw_u16(b, i));
+  case PT_BF16: return pt_bf16_to_f32(pt_raw_u16(b, i));
+  case PT_F64: return float(pt_raw_f64(b, i));
+  case PT_I32: return float(pt_raw_i32(b, i));
+  case PT_I64: return float(pt_raw_i64(b, i));
+  case PT_U8: return float(pt_raw_u8(b, i));
+  default: return pt_raw_u8(b, i) != 0u ? 1.0 : 0.0;
+  }
+}
+double pt_ew_ld_f64(uint64_t b, int dt, int64_t i) {
+  if (dt == PT_BOOL) return pt_raw_u8(b, i) != 0u ? 1.0lf : 0.0lf;
+  return pt_ld_f64(b, dt, i);
+}
+int pt_ew_ld_i32(uint64_t b, int dt, int64_t i) {
+  switch (dt) {
+  case PT_F32: return pt_f2i32(double(pt_raw_f32(b, i)));
+  case PT_F16: return pt_f2i32(double(pt_f16_to_f32(pt_raw_u16(b, i))));
+  case PT_BF16: return pt_f2i32(double(pt_bf16_to_f32(pt_raw_u16(b, i))));
+  case PT_F64: return pt_f2i32(pt_raw_f64(b, i));
+  case PT_I32: return pt_raw_i32(b, i);
+  case PT_I64: return int(pt_raw_i64(b, i));
+  case PT_U8: return int(pt_raw_u8(b, i));
+  default: return pt_raw_u8(b, i) != 0u ? 1 : 0;
+  }
+}
+int64_t pt_ew_ld_i64(uint64_t b, int dt, int64_t i) {
+  if (dt == PT_BOOL) return pt_raw_u8(b, i) != 0u ? 1l : 0l;
+  return pt_ld_i64(b, dt, i);
+}
+void pt_ew_st_f32(uint64_t b, int dt, int64_t i, float v) {
+  switch (dt) {
+  case PT_F32: pt_put_f32(b, i, v); break;
+  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(v)); break;
+  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(v)); break;
+  default: pt_st_f64(b, dt, i, double(v)); break;
+  }
+}
+/* An f64 register is stored exactly as the preamble's pt_st_f64 stores any double. */
+void pt_ew_st_f64(uint64_t b, int dt, int64_t i, double v) { pt_st_f64(b, dt, i, v); }
+void pt_ew_st_i32(uint64_t b, int dt, int64_t i, int v) {
+  switch (dt) {
+  case PT_F32: pt_put_f32(b, i, float(v)); break;
+  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(float(v))); break;
+  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(v))); break;
+  default: pt_st_i64(b, dt, i, int64_t(v)); break;
+  }
+}
+void pt_ew_st_i64(uint64_t b, int dt, int64_t i, int64_t v) {
+  switch (dt) {
+  case PT_F32: pt_put_f32(b, i, float(v)); break;
+  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(float(v))); break;
+  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(v))); break;
+  default: pt_st_i64(b, dt, i, v); break;
+  }
+}
+
+/* Floor division and Python modulo on magnitudes (GLSL leaves signed / and % of negative
+ * operands to the implementation); d != 0 (checked by the caller), d == -1 wraps. */
+int64_t pt_idiv(int64_t a, int64_t d) {
+  if (d == -1l) return -a;
+  const uint64_t ua = uint64_t(a < 0l ? -a : a), ud = uint64_t(d < 0l ? -d : d);
+  const uint64_t q = ua / ud;
+  if ((a < 0l) == (d < 0l)) return int64_t(q);
+  return -int64_t(q) - (q * ud != ua ? 1l : 0l);
+}
+int pt_idiv(int a, int d) { return int(pt_idiv(int64_t(a), int64_t(d))); }
+int64_t pt_imod(int64_t a, int64_t d) {
+  if (d == -1l) return 0l;
+  return a - pt_idiv(a, d) * d;
+}
+int pt_imod(int a, int d) { return int(pt_imod(int64_t(a), int64_t(d))); }
+/* Exponent >= 0 (checked by the caller); wraps. */
+int pt_ipow(int base, int e) {
+  uint result = 1u, square = uint(base);
+  for (uint x = uint(e); x != 0u; x >>= 1) {
+    if ((x & 1u) != 0u) result *= square;
+    square *= square;
+  }
+  return int(result);
+}
+int64_t pt_ipow(int64_t base, int64_t e) {
+  uint64_t result = 1ul, square = uint64_t(base);
+  for (uint64_t x = uint64_t(e); x != 0ul; x >>= 1) {
+    if ((x & 1ul) != 0ul) result *= square;
+    square *= square;
+  }
+  return int64_t(result);
+}
+
+/* Whether the view whose strides start at slot k has its elements at offset + i for output
+ * element i (row-major contiguous over the shape; size-1 dims may have any stride). */
+bool pt_ew_linear(int k, int rank) {
+  int64_t dense = 1;
+  bool ok = true;
+  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
+    const int64_t e = d < rank ? PT_A(1 + d) : 1l;
+    if (e != 1l) {
+      ok = ok && PT_A(k + d) == dense;
+      dense *= e;
+    }
+  }
+  return ok;
+}
+`;
+
+interface Reg {
+  readonly name: string;
+  readonly type: number;
+}
+
+const lit = (t: number, v: string) => `${CTYPE[t]}(${v})`;
+/** A math.ts function: pt_exp for f64, pt_expf for f32. */
+const fn = (name: string, t: number) => (t === F32 ? `pt_${name}f` : `pt_${name}`);
+
+const UNARY_FLOAT: Record<number, (x: string, t: number) => string> = {
+  10: (x) => `-${x}`,
+  11: (x) => `abs(${x})`,
+  12: (x, t) => `(${x} > ${lit(t, "0")} ? ${lit(t, "1")} : ${x} < ${lit(t, "0")} ? ${lit(t, "-1")} : ${x})`, // keeps -0, NaN
+  13: (x) => `pt_mul(${x}, ${x})`,
+  14: (x, t) => `pt_div(${lit(t, "1")}, ${x})`,
+  15: (x, t) => `${fn("exp", t)}(${x})`,
+  16: (x, t) => `${fn("exp2", t)}(${x})`,
+  17: (x, t) => `${fn("log", t)}(${x})`,
+  18: (x, t) => `${fn("log2", t)}(${x})`,
+  19: (x, t) => `${fn("log1p", t)}(${x})`,
+  20: (x) => `pt_sqrt(${x})`,
+  21: (x, t) => `pt_div(${lit(t, "1")}, pt_sqrt(${x}))`,
+  22: (x, t) => `${fn("sin", t)}(${x})`,
+  23: (x, t) => `${fn("cos", t)}(${x})`,
+  24: (x, t) => `${fn("tan", t)}(${x})`,
+  25: (x, t) => `${fn("tanh", t)}(${x})`,
+  26: (x, t) => `pt_div(${lit(t, "1")}, pt_add(${lit(t, "1")}, ${fn("exp", t)}(-${x})))`,
+  27: (x, t) => `(${x} < ${lit(t, "0")} ? ${lit(t, "0")} : ${x})`, // x < 0 so that NaN passes through
+  // The CPU rounds the double constant 0.70710678118654752440 to the compute type, as here.
+  28: (x, t) =>
+    `pt_mul(pt_mul(${lit(t, "0.5lf")}, ${x}), pt_add(${lit(t, "1")}, ${fn("erf", t)}(pt_mul(${x}, ${
+      lit(t, "0.70710678118654752440lf")
+    }))))`,
+  29: (x) => `floor(${x})`,
+  30: (x) => `ceil(${x})`,
+  31: (x) => `roundEven(${x})`,
+  32: (x) => `trunc(${x})`,
+  33: (x, t) => `(${x} == ${lit(t, "0")} ? 1 : 0)`,
+  34: (x) => `(isnan(${x}) ? 1 : 0)`,
+  35: (x) => `(isinf(${x}) ? 1 : 0)`,
+  36: (x) => `(isnan(${x}) || isinf(${x}) ? 0 : 1)`,
+  37: (x, t) => `(${x} != ${lit(t, "0")} ? 1 : 0)`, // unordered: NaN is nonzero
+};
+
+const UNARY_INT: Record<number, (x: string, t: number) => string> = {
+  10: (x) => `(-${x})`,
+  11: (x, t) => `(${x} < ${lit(t, "0")} ? -${x} : ${x})`,
+  12: (x, t) => `(${x} > ${lit(t, "0")} ? ${lit(t, "1")} : ${x} < ${lit(t, "0")} ? ${lit(t, "-1")} : ${lit(t, "0")})`,
+  13: (x) => `(${x} * ${x})`,
+  27: (x, t) => `(${x} < ${lit(t, "0")} ? ${lit(t, "0")} : ${x})`,
+  29: (x) => x,
+  30: (x) => x,
+  31: (x) => x,
+  32: (x) => x,
+  33: (x, t) => `(${x} == ${lit(t, "0")} ? 1 : 0)`,
+  34: () => `0`,
+  35: () => `0`,
+  36: () => `1`,
+  37: (x, t) => `(${x} != ${lit(t, "0")} ? 1 : 0)`,
+};
+
+const COMPARE: Record<number, (a: string, b: string, t: number) => string> = {
+  58: (a, b) => `(${a} == ${b} ? 1 : 0)`,
+  59: (a, b) => `(${a} != ${b} ? 1 : 0)`,
+  60: (a, b) => `(${a} < ${b} ? 1 : 0)`,
+  61: (a, b) => `(${a} <= ${b} ? 1 : 0)`,
+  62: (a, b) => `(${a} > ${b} ? 1 : 0)`,
+  63: (a, b) => `(${a} >= ${b} ? 1 : 0)`,
+  64: (a, b, t) => `(${a} != ${lit(t, "0")} && ${b} != ${lit(t, "0")} ? 1 : 0)`,
+  65: (a, b, t) => `(${a} != ${lit(t, "0")} || ${b} != ${lit(t, "0")} ? 1 : 0)`,
+  66: (a, b, t) => `((${a} != ${lit(t, "0")}) != (${b} != ${lit(t, "0")}) ? 1 : 0)`,
+};
+
+/** CAST between compute types (ew_cast): float -> int truncates with NaN -> 0 and saturation. */
+function cast(x: string, to: number, from: number): string {
+  if (to === from) return x;
+  if (to === F32 || to === F64) return `${CTYPE[to]}(${x})`;
+  if (to === I32) return from === I64 ? `int(${x})` : `pt_f2i32(double(${x}))`;
+  return from === I32 ? `int64_t(${x})` : `pt_f2i64(double(${x}))`;
+}
+
+function fail(why: string): never {
+  throw new Error(`glsl renderer: ${why}`);
+}
+
+/** Unary float ops that call math.ts: exp exp2 log log2 log1p, sin cos tan tanh sigmoid, gelu. */
+const MATH_OPS = new Set([15, 16, 17, 18, 19, 22, 23, 24, 25, 26, 28]);
+
+/** Elements per invocation per step of the contiguous path: their loads are all issued first. */
+const UNROLL = 4;
+
+/**
+ * The main() of an elementwise program, from its bytecode. Instruction lines are written
+ * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
+ * index) and `@q<v>` (view v's element offset).
+ */
+export function renderElementwise(words: Int32Array): string {
+  if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
+  const ninputs = words[1], ninstr = words[3];
+  if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
+  const nviews = ninputs + 1;
+  const constBase = 10 + nviews * 11 + 1; // slot of const[0]
+  if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than PtParams' ${MAX_ARGS} argument slots`);
+  const hoisted: string[] = [];
+  const loads: { T: string; name: string; expr: string }[] = [];
+  const body: string[] = [];
+  const regs = new Map<number, Reg>();
+  const read = (i: number, r: number, type: number): string => {
+    const reg = regs.get(r);
+    if (!reg) fail(`instruction ${i} reads register ${r} before it is written`);
+    if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
+    return reg.name;
+  };
+  let stored = false;
+  let math = false; // whether an op calls math.ts (most programs need none of its text)
+  for (let i = 0; i < ninstr; i++) {
+    const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
+    if (stored) fail("STORE must be the last instruction");
+    if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
+    const name = `t${i}@u`, T = CTYPE[ct], isFloat = ct === F32 || ct === F64;
+    let expr: string, type = ct;
+    if (op === 0) {
+      if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
+      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})` });
+      regs.set(dst, { name, type });
+      continue;
+    } else if (op === 1) {
+      if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past PtParams' ${MAX_ARGS} argument slots`);
+      const slot = `PT_P.a[${constBase + a}]`;
+      const conv = ct === F32 ? `float(${slot})` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
+      hoisted.push(`  const ${T} t${i} = ${conv};`);
+      regs.set(dst, { name: `t${i}`, type });
+      continue;
+    } else if (op === 2) {
+      expr = ct === I64 ? "@i" : `${T}(@i)`;
+    } else if (op === 3) {
+      if (b < 0 || b > 3) fail(`instruction ${i} casts from ctype ${b}`);
+      expr = cast(read(i, a, b), ct, b);
+    } else if (op >= 10 && op <= 37) {
+      const x = read(i, a, ct);
+      const f = (isFloat ? UNARY_FLOAT : UNARY_INT)[op];
+      if (!f) fail(`instruction ${i}: op ${op} needs a float ctype, not ${SUFFIX[ct]}`);
+      expr = f(x, ct);
+      if (op >= 33) type = I32;
+      math ||= isFloat && MATH_OPS.has(op);
+    } else if (op >= 50 && op <= 66) {
+      const x = read(i, a, ct), y = read(i, b, ct);
+      if (op >= 58) {
+        expr = COMPARE[op](x, y, ct);
+        type = I32;
+      } else if (op <= 53 && isFloat) {
+        expr = `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
+      } else if (op <= 52) {
+        expr = `(${x} ${["+", "-", "*"][op - 50]} ${y})`; // SPIR-V integer arithmetic wraps
+      } else if (op === 53) {
+        body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 0l, 0l); return; }`);
+        expr = `pt_idiv(${x}, ${y})`;
+      } else if (op === 54) {
+        math ||= isFloat;
+        if (!isFloat) body.push(`if (${y} < ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_POW, @i, 0l, 0l); return; }`);
+        expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
+      } else if (op === 55) {
+        math ||= isFloat;
+        if (!isFloat) body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 1l, 0l); return; }`);
+        expr = isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
+      } else {
+        const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
+        expr = isFloat ? `(isnan(${x}) || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
+      }
+    } else if (op === 80) {
+      expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
+    } else if (op === 90) {
+      if (i !== ninstr - 1) fail("STORE must be the last instruction");
+      body.push(`pt_ew_st_${SUFFIX[ct]}(b0, dt0, @q0, ${read(i, a, ct)});`);
+      stored = true;
+      continue;
+    } else {
+      fail(`instruction ${i} has unknown op ${op}`);
+    }
+    body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
+    regs.set(dst, { name, type });
+  }
+  if (!stored) fail("the last instruction must be STORE");
+
+  const views = Array.from({ length: nviews }, (_, v) => v);
+  const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
+  const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string) =>
+    lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
+  // The contiguous path: UNROLL elements a step, every unit's loads before any unit's stores.
+  const units = Array.from({ length: UNROLL }, (_, u) => u);
+  const linearLoads = units.map((u) =>
+    [
+      `      const int64_t i${u} = i + ${u}l * PT_STEP;`,
+      ...loads.map((l) => `      ${l.T} ${l.name} = ${l.T}(0);\n      if (i${u} < n) ${l.name} = ${l.expr};`),
+    ].join("\n").replaceAll("@u", `_${u}`).replace(/@q(\d+)/g, (_, v) => `o${v} + i${u}`)
+  );
+  const linearBody = units.map((u) =>
+    `      if (i${u} < n) {\n${place(body, "        ", `_${u}`, `i${u}`, (v) => `o${v} + i${u}`)}\n      }`
+  );
+  const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
+  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${EW_HELPERS}
+/* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
+ * ELEMENT launch over the output's elements. */
+shared int64_t sh_shape[PT_MAX_RANK];
+shared int64_t sh_st[${nviews * 8}];
+void main() {
+  const int rank = int(PT_P.a[0]);
+  int64_t n = 1;
+  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(1 + d) : 1l;
+${
+    each((v) =>
+      `  const uint64_t b${v} = PT_P.buf[int(PT_P.a[${10 + 11 * v}])];
+  const int dt${v} = int(PT_P.a[${11 + 11 * v}]);
+  const int64_t o${v} = PT_A(${12 + 11 * v});`
+    )
+  }
+  /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
+  const bool linear = ${each((v) => `pt_ew_linear(${13 + 11 * v}, rank)`, " && ")};
+${hoisted.join("\n")}
+  if (linear) {
+    for (int64_t i = PT_FIRST; i < n; i += ${UNROLL}l * PT_STEP) {
+${linearLoads.join("\n")}
+${linearBody.join("\n")}
+    }
+    return;
+  }
+  /* Strided views: shape and strides are kept in shared memory; under 2^31 elements the
+   * coordinates are found in 32 bits. */
+  if (gl_LocalInvocationID.x == 0u) {
+    for (int d = 0; d < PT_MAX_RANK; d++) {
+      sh_shape[d] = d < rank ? PT_A(1 + d) : 1l;
+${each((v) => `      sh_st[${v * 8} + d] = PT_A(${13 + 11 * v} + d);`)}
+    }
+  }
+  barrier();
+  const bool small = n <= 2147483647l;
+  for (int64_t i = PT_FIRST; i < n; i += PT_STEP) {
+    int64_t ${each((v) => `q${v} = o${v}`, ", ")};
+    if (small) {
+      uint r = uint(i);
+      for (int d = rank - 1; d >= 0; d--) {
+        const uint e = uint(sh_shape[d]), c = r % e;
+        r /= e;
+${each((v) => `        q${v} += int64_t(c) * sh_st[${v * 8} + d];`)}
+      }
+    } else {
+      int64_t r = i;
+      for (int d = rank - 1; d >= 0; d--) {
+        const int64_t qd = r / sh_shape[d], c = r - qd * sh_shape[d];
+        r = qd;
+${each((v) => `        q${v} += c * sh_st[${v * 8} + d];`)}
+      }
+    }
+${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
+${place(body, "    ", "", "i", (v) => `q${v}`)}
+  }
+}
+`;
+}

@@ -1,0 +1,333 @@
+/**
+ * gather, scatter, index_put / index_get, nonzero and masked_select (index.c on the CPU;
+ * the structure is cuda/index.ts's). Reads run as ELEMENT launches; writes that may
+ * collide (scatter, index_put) as SERIAL launches where invocation 0 walks in row-major
+ * order, so the last writer wins and float accumulation has one order. In error mode every
+ * index is checked (by the whole group) before the first write, so a failed scatter or
+ * index_put leaves its output untouched; the first bad index in row-major order is the one
+ * reported. The first bad position is found by a shared-memory min tree rather than an
+ * atomic, since 64-bit shared atomics are not among params.h's device requirements.
+ */
+
+/** Helpers of the indexed-write kernels. */
+const INDEX_HELPERS = String.raw`
+/* reduce: 0 set 1 add 2 max 3 min. Floats combine in double, ints in int64 with wrap. */
+void pt_combine(uint64_t db, int ddt, int64_t di, uint64_t sb, int sdt, int64_t si, int reduce) {
+  if (reduce == 0) { pt_copy_elem(db, ddt, di, sb, sdt, si); return; }
+  if (pt_is_float(ddt)) {
+    const double x = pt_ld_f64(db, ddt, di), y = pt_ld_f64(sb, sdt, si);
+    double r;
+    if (reduce == 1) r = pt_add(x, y);
+    else if (isnan(x) || isnan(y)) r = isnan(x) ? x : y;
+    else if (reduce == 2) r = x > y ? x : y;
+    else r = x < y ? x : y;
+    pt_st_f64(db, ddt, di, r);
+  } else {
+    const int64_t x = pt_ld_i64(db, ddt, di), y = pt_ld_i64(sb, sdt, si);
+    int64_t r;
+    if (reduce == 1) r = x + y;
+    else if (reduce == 2) r = x > y ? x : y;
+    else r = x < y ? x : y;
+    pt_st_i64(db, ddt, di, r);
+  }
+}
+
+/* The smallest of the group's values (every invocation gets it); PT_I64_MAX for none. */
+shared int64_t pt_mins[PT_BLOCK];
+int64_t pt_group_min(int64_t v) {
+  const int tid = int(gl_LocalInvocationID.x);
+  pt_mins[tid] = v;
+  barrier();
+  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
+    if (tid < w) pt_mins[tid] = min(pt_mins[tid], pt_mins[tid + w]);
+    barrier();
+  }
+  const int64_t r = pt_mins[0];
+  barrier();
+  return r;
+}
+`;
+
+/** gather [rank, shape x8 (of index = of output), axis, axis size, mode, IN VIEW, IDX VIEW, OUT VIEW]. */
+export const GATHER = String.raw`
+/* out[p] = in[p with p[axis] = idx[p]]; ELEMENT launch over the index's elements. */
+void main() {
+  int rank = int(PT_P.a[0]);
+  if (rank == 0) rank = 1; /* a 0-d index is 1-d of one element */
+  int64_t shape[PT_MAX_RANK];
+  const int64_t n = pt_shape_at(1, rank, shape);
+  const int axis = int(PT_P.a[9]), mode = int(PT_P.a[11]);
+  const int64_t size = PT_A(10);
+  const pt_view vin = pt_view_at(12), ix = pt_view_at(23), vout = pt_view_at(34);
+  int64_t ist[PT_MAX_RANK]; /* in's strides with the axis left out */
+  int64_t astride = 0;
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    ist[d] = d == axis ? 0l : vin.st[d];
+    if (d == axis) astride = vin.st[d];
+  }
+  for (int64_t i = PT_FIRST; i < n; i += PT_STEP) {
+    const int64_t v = pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st));
+    const int64_t k = pt_norm_index(v, size, mode);
+    if (k < 0l) { pt_fail(PT_KERR_INDEX, v, int64_t(axis), size); return; }
+    pt_copy_elem(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, vout.st), vin.b, vin.dt,
+                 vin.off + pt_offset_of(i, rank, shape, ist) + k * astride);
+  }
+}
+`;
+
+/** scatter [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW, SRC VIEW]. */
+export const SCATTER = INDEX_HELPERS + String.raw`
+/* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p; SERIAL. */
+void main() {
+  int rank = int(PT_P.a[0]);
+  if (rank == 0) rank = 1;
+  int64_t shape[PT_MAX_RANK];
+  const int64_t n = pt_shape_at(1, rank, shape);
+  const int axis = int(PT_P.a[9]), mode = int(PT_P.a[11]), reduce = int(PT_P.a[12]);
+  const int64_t size = PT_A(10);
+  const pt_view vout = pt_view_at(13), ix = pt_view_at(24), src = pt_view_at(35);
+  const int64_t tid = int64_t(gl_LocalInvocationID.x);
+  if (gl_WorkGroupID.x != 0u || n == 0l) return;
+  int64_t ost[PT_MAX_RANK];
+  int64_t astride = 0;
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    ost[d] = d == axis ? 0l : vout.st[d];
+    if (d == axis) astride = vout.st[d];
+  }
+  if (mode == 0 || size <= 0l) { /* find the first bad index before writing anything */
+    int64_t mine = PT_I64_MAX;
+    for (int64_t i = tid; i < n; i += PT_BLOCK)
+      if (pt_norm_index(pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode) < 0l) {
+        mine = i;
+        break;
+      }
+    const int64_t bad = pt_group_min(mine);
+    if (bad != PT_I64_MAX) {
+      if (tid == 0l) pt_fail(PT_KERR_INDEX, pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(bad, rank, shape, ix.st)), int64_t(axis), size);
+      return;
+    }
+  }
+  if (tid != 0l) return;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t k = pt_norm_index(pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode);
+    pt_combine(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, ost) + k * astride, src.b, src.dt,
+               src.off + pt_offset_of(i, rank, shape, src.st), reduce);
+  }
+}
+`;
+
+/**
+ * index_put / index_get [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8,
+ * OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8, IDX VIEW x k,
+ * VALS: buf, dtype, offset, b stride x8, rest stride x8]. VALS starts at slot 48 + 11k.
+ */
+const INDEX_PUT_COMMON = String.raw`
+struct pt_ip {
+  int k, brank, rrank, mode, acc;
+  int64_t bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], nb, nr;
+  pt_view vout;  /* st: the indexed dims' strides */
+  int64_t orest[PT_MAX_RANK];
+  pt_view vals; /* st: strides over bshape */
+  int64_t vrest[PT_MAX_RANK];
+};
+
+pt_ip pt_ip_parse() {
+  pt_ip j;
+  j.k = int(PT_P.a[0]);
+  j.brank = int(PT_P.a[1]);
+  j.rrank = int(PT_P.a[10]);
+  j.mode = int(PT_P.a[19]);
+  j.acc = int(PT_P.a[20]);
+  j.nb = pt_shape_at(2, j.brank, j.bshape);
+  j.nr = pt_shape_at(11, j.rrank, j.rshape);
+  j.vout = pt_view_at(29);
+  const int vk = 48 + PT_VIEW_SLOTS * j.k;
+  j.vals = pt_view_at(vk);
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    j.orest[d] = PT_A(40 + d);
+    j.vrest[d] = PT_A(vk + 11 + d);
+  }
+  return j;
+}
+
+/* Index q at bshape position b: its raw value. */
+int64_t pt_ip_index(pt_ip j, int q, int64_t b) {
+  const pt_view x = pt_view_at(48 + PT_VIEW_SLOTS * q);
+  return pt_ld_i64(x.b, x.dt, x.off + pt_offset_of(b, j.brank, j.bshape, x.st));
+}
+
+/* off = the out element offset (from vout.off) of bshape position b's indexed dims.
+ * Returns -1, or the first q whose index is bad (its raw value in bad_value). */
+int pt_ip_base(pt_ip j, int64_t b, out int64_t off, out int64_t bad_value) {
+  off = 0l;
+  bad_value = 0l;
+  for (int q = 0; q < j.k; q++) {
+    const int64_t v = pt_ip_index(j, q, b), x = pt_norm_index(v, PT_A(21 + q), j.mode);
+    if (x < 0l) { bad_value = v; return q; }
+    off += x * j.vout.st[q];
+  }
+  return -1;
+}
+`;
+
+export const INDEX_PUT = INDEX_HELPERS + INDEX_PUT_COMMON + String.raw`
+/* out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r], row-major over (b, r); SERIAL. */
+void main() {
+  const pt_ip j = pt_ip_parse();
+  const int64_t tid = int64_t(gl_LocalInvocationID.x);
+  if (gl_WorkGroupID.x != 0u) return;
+  /* Each index array in turn, in error mode (or with a zero-size dim): the first bad one. */
+  for (int q = 0; q < j.k; q++) {
+    const int64_t size = PT_A(21 + q);
+    if (j.nb > 0l && (j.mode == 0 || size <= 0l)) {
+      int64_t mine = PT_I64_MAX;
+      for (int64_t b = tid; b < j.nb; b += PT_BLOCK)
+        if (pt_norm_index(pt_ip_index(j, q, b), size, j.mode) < 0l) {
+          mine = b;
+          break;
+        }
+      const int64_t at = pt_group_min(mine);
+      if (at != PT_I64_MAX) {
+        if (tid == 0l) pt_fail(PT_KERR_INDEX, pt_ip_index(j, q, at), int64_t(q), size);
+        return;
+      }
+    }
+  }
+  if (tid != 0l) return;
+  for (int64_t b = 0; b < j.nb && j.nr > 0l; b++) {
+    int64_t base, unused;
+    pt_ip_base(j, b, base, unused); /* every index was checked (or clamps, or wraps) */
+    base += j.vout.off;
+    const int64_t vb = j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st);
+    for (int64_t r = 0; r < j.nr; r++)
+      pt_combine(j.vout.b, j.vout.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
+                 vb + pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.acc);
+  }
+}
+`;
+
+export const INDEX_GET = INDEX_PUT_COMMON + String.raw`
+/* vals[b, r] = out[idx0[b], ..., idx(k-1)[b], r]; ELEMENT launch over nb * nr. */
+void main() {
+  const pt_ip j = pt_ip_parse();
+  const int64_t total = j.nb * j.nr;
+  for (int64_t i = PT_FIRST; i < total; i += PT_STEP) {
+    const int64_t b = i / j.nr, r = i - b * j.nr;
+    int64_t base, v;
+    const int q = pt_ip_base(j, b, base, v);
+    if (q >= 0) { pt_fail(PT_KERR_INDEX, v, int64_t(q), PT_A(21 + q)); return; }
+    pt_copy_elem(j.vals.b, j.vals.dt, j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) +
+                 pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.vout.b, j.vout.dt,
+                 j.vout.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest));
+  }
+}
+`;
+
+/** Counting and group-wide ordered compaction for nonzero and masked_select (SERIAL). */
+const COMPACT_HELPERS = String.raw`
+shared int64_t cnt[PT_BLOCK];
+shared int scan_sh[PT_BLOCK];
+
+/* Nonzero elements of view t over shape, counted by the group (every invocation gets it). */
+int64_t pt_group_count(pt_view t, int64_t n, int rank, int64_t shape[PT_MAX_RANK]) {
+  const int tid = int(gl_LocalInvocationID.x);
+  int64_t c = 0;
+  for (int64_t i = int64_t(tid); i < n; i += PT_BLOCK)
+    if (pt_is_nonzero(t.b, t.dt, t.off + pt_offset_of(i, rank, shape, t.st))) c++;
+  cnt[tid] = c;
+  barrier();
+  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
+    if (tid < w) cnt[tid] += cnt[tid + w];
+    barrier();
+  }
+  const int64_t r = cnt[0];
+  barrier();
+  return r;
+}
+
+/* Inclusive prefix sum of f over the group in invocation order; total = the sum. */
+int pt_group_scan(int f, out int total) {
+  const int tid = int(gl_LocalInvocationID.x);
+  scan_sh[tid] = f;
+  barrier();
+  for (int s = 1; s < PT_BLOCK; s <<= 1) {
+    const int t = tid >= s ? scan_sh[tid - s] : 0;
+    barrier();
+    scan_sh[tid] += t;
+    barrier();
+  }
+  const int incl = scan_sh[tid];
+  total = scan_sh[PT_BLOCK - 1];
+  barrier(); /* read by all before the next scan writes */
+  return incl;
+}
+`;
+
+/**
+ * nonzero [rank, shape x8, IN VIEW, OUT buf, count]: OUT is int64 [count, rank] contiguous,
+ * row-major order. The group counts first and reports PT_KERR_COUNT (details: expected,
+ * found) without writing when the count differs; then it compacts 256 elements at a time.
+ */
+export const NONZERO = COMPACT_HELPERS + String.raw`
+void main() {
+  const int rank = int(PT_P.a[0]);
+  int64_t shape[PT_MAX_RANK];
+  const int64_t n = pt_shape_at(1, rank, shape);
+  const pt_view vin = pt_view_at(9);
+  const uint64_t coords = PT_P.buf[int(PT_P.a[20])];
+  const int64_t want = PT_A(21);
+  const int tid = int(gl_LocalInvocationID.x);
+  if (gl_WorkGroupID.x != 0u) return;
+  const int64_t found = pt_group_count(vin, n, rank, shape);
+  if (found != want) {
+    if (tid == 0) pt_fail(PT_KERR_COUNT, want, found, 0l);
+    return;
+  }
+  int64_t row = 0;
+  for (int64_t c0 = 0; c0 < n; c0 += PT_BLOCK) {
+    const int64_t i = c0 + int64_t(tid);
+    const int f = i < n && pt_is_nonzero(vin.b, vin.dt, vin.off + pt_offset_of(i, rank, shape, vin.st)) ? 1 : 0;
+    int total;
+    const int incl = pt_group_scan(f, total);
+    if (f != 0) {
+      int64_t r = i;
+      const int64_t at = (row + int64_t(incl) - 1l) * int64_t(rank);
+      for (int d = rank - 1; d >= 0; d--) {
+        const int64_t q = r / shape[d];
+        pt_put_i64(coords, at + int64_t(d), r - q * shape[d]);
+        r = q;
+      }
+    }
+    row += int64_t(total);
+  }
+}
+`;
+
+/** masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]. */
+export const MASKED_SELECT = COMPACT_HELPERS + String.raw`
+void main() {
+  const int rank = int(PT_P.a[0]);
+  int64_t shape[PT_MAX_RANK];
+  const int64_t n = pt_shape_at(1, rank, shape);
+  const pt_view vin = pt_view_at(9), mask = pt_view_at(20), vout = pt_view_at(31);
+  const int64_t want = PT_A(42);
+  const int tid = int(gl_LocalInvocationID.x);
+  if (gl_WorkGroupID.x != 0u) return;
+  const int64_t found = pt_group_count(mask, n, rank, shape);
+  if (found != want) {
+    if (tid == 0) pt_fail(PT_KERR_COUNT, want, found, 0l);
+    return;
+  }
+  int64_t row = 0;
+  for (int64_t c0 = 0; c0 < n; c0 += PT_BLOCK) {
+    const int64_t i = c0 + int64_t(tid);
+    const int f = i < n && pt_is_nonzero(mask.b, mask.dt, mask.off + pt_offset_of(i, rank, shape, mask.st)) ? 1 : 0;
+    int total;
+    const int incl = pt_group_scan(f, total);
+    if (f != 0)
+      pt_copy_elem(vout.b, vout.dt, vout.off + (row + int64_t(incl) - 1l) * vout.st[0], vin.b, vin.dt,
+                   vin.off + pt_offset_of(i, rank, shape, vin.st));
+    row += int64_t(total);
+  }
+}
+`;

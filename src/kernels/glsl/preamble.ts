@@ -1,0 +1,304 @@
+/**
+ * The text every GLSL program of the renderer starts with: the header params.h asks for
+ * (GLSL 4.60 compute, local_size_x 256, the PtParams record reached through the push
+ * constant's device address, the error block), then helpers shared by the elementwise
+ * programs and the templates. Element access is by byte address (buffer + i * size), so
+ * indices are 64-bit everywhere and no descriptor exists. f16/bf16 live as uint16_t and
+ * u8/bool as uint8_t and convert by bit manipulation (GLSL's packHalf2x16 leaves the
+ * rounding to the driver). The conversion rules are blocks.h's: NaN -> 0 and saturation
+ * for float -> int, wrap for u8 and i32, nonzero (NaN included) for bool.
+ *
+ * Rounding: f32 and f64 add/sub/mul are correctly rounded in SPIR-V; every one that must
+ * round once is written to a `precise` variable (SPIR-V NoContraction), since drivers
+ * otherwise fuse a*b+c. f32 division and sqrt go through double (exact after the second
+ * rounding, as 53 >= 2*24+2) because Vulkan lets the f32 forms be 2.5-3 ulp off; f64
+ * division and sqrt are the driver's (correctly rounded on the drivers checked, not
+ * required by Vulkan). f32 subnormals are kept where the driver defines
+ * PT_VK_DENORM_PRESERVE_F32 (the CPU backend keeps them).
+ */
+
+/** Error codes, as params.h defines them (kernels report through the error block). */
+export const KERR = { INDEX: 1, INT_DIV: 2, INT_POW: 3, COUNT: 4 } as const;
+
+const HEADER = String.raw`#version 460
+/* polytensor GLSL program (src/kernels/glsl.ts); contract: native/src/backends/vulkan/params.h */
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_spirv_intrinsics : require
+#if defined(PT_VK_DENORM_PRESERVE_F32) && PT_VK_DENORM_PRESERVE_F32
+/* capability DenormPreserve (4464), execution mode DenormPreserve (4459) for 32-bit floats */
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
+#endif
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(push_constant) uniform PtPush { uint64_t params; } pt_push;
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer PtParams {
+  uint64_t buf[16]; uint64_t err; int nbuf; int nargs; double a[240];
+};
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer PtErr {
+  uint code; uint pad; int64_t d0; int64_t d1; int64_t d2;
+};
+/* One element at a byte address; the views' dtypes pick which. */
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer PtF32 { float v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer PtF64 { double v; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer PtI32 { int v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer PtI64 { int64_t v; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer PtU32 { uint v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer PtU64 { uint64_t v; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer PtU16 { uint16_t v; };
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer PtU8 { uint8_t v; };
+
+#define PT_KERR_INDEX 1u
+#define PT_KERR_INT_DIV 2u
+#define PT_KERR_INT_POW 3u
+#define PT_KERR_COUNT 4u
+`;
+
+const HELPERS = String.raw`
+#define PT_BLOCK 256
+#define PT_MAX_RANK 8
+#define PT_VIEW_SLOTS 11
+#define PT_F32 0
+#define PT_F16 1
+#define PT_BF16 2
+#define PT_F64 3
+#define PT_I32 4
+#define PT_I64 5
+#define PT_U8 6
+#define PT_BOOL 7
+#define PT_I64_MAX 9223372036854775807l
+#define PT_I64_MIN (-9223372036854775807l - 1l)
+
+/* The launch's record; a dynamic index into it is a memory read. */
+#define PT_P PtParams(pt_push.params)
+#define PT_A(k) int64_t(PT_P.a[(k)])
+/* ELEMENT kernels: i = group*256 + lane; i < work; i += groups*256. */
+#define PT_FIRST (int64_t(gl_WorkGroupID.x) * 256l + int64_t(gl_LocalInvocationID.x))
+#define PT_STEP (int64_t(gl_NumWorkGroups.x) * 256l)
+
+double pt_inf() { return uint64BitsToDouble(0x7ff0000000000000ul); }
+double pt_nan() { return uint64BitsToDouble(0x7ff8000000000000ul); }
+float pt_inf_f() { return uintBitsToFloat(0x7f800000u); }
+
+/* ---- arithmetic rounded once per op (never contracted into fma) ---- */
+float pt_add(float a, float b) { precise float r = a + b; return r; }
+float pt_sub(float a, float b) { precise float r = a - b; return r; }
+float pt_mul(float a, float b) { precise float r = a * b; return r; }
+float pt_div(float a, float b) { precise double r = double(a) / double(b); return float(r); }
+float pt_sqrt(float a) { return float(sqrt(double(a))); }
+double pt_add(double a, double b) { precise double r = a + b; return r; }
+double pt_sub(double a, double b) { precise double r = a - b; return r; }
+double pt_mul(double a, double b) { precise double r = a * b; return r; }
+double pt_div(double a, double b) { precise double r = a / b; return r; }
+double pt_sqrt(double a) { return sqrt(a); }
+
+bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
+int pt_dtype_size(int dt) {
+  return dt == PT_F64 || dt == PT_I64 ? 8 : dt == PT_F32 || dt == PT_I32 ? 4 : dt == PT_F16 || dt == PT_BF16 ? 2 : 1;
+}
+
+/* A VIEW: [buf index, dtype, offset, stride x 8], offsets and strides in elements. */
+struct pt_view {
+  uint64_t b;
+  int dt;
+  int64_t off;
+  int64_t st[PT_MAX_RANK];
+};
+
+pt_view pt_view_at(int k) {
+  pt_view v;
+  v.b = PT_P.buf[int(PT_P.a[k])];
+  v.dt = int(PT_P.a[k + 1]);
+  v.off = PT_A(k + 2);
+  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = PT_A(k + 3 + d);
+  return v;
+}
+
+/* rank shape slots at k, padded with 1 (a 0-d shape is one element). */
+int64_t pt_shape_at(int k, int rank, out int64_t shape[PT_MAX_RANK]) {
+  int64_t n = 1;
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    shape[d] = d < rank ? PT_A(k + d) : 1l;
+    n *= shape[d];
+  }
+  return n;
+}
+
+/* The first failing invocation of a launch writes the block; the driver reads it later. */
+void pt_fail(uint code, int64_t d0, int64_t d1, int64_t d2) {
+  const uint64_t e = PT_P.err;
+  if (e == 0ul) return;
+  PtErr r = PtErr(e);
+  if (atomicCompSwap(r.code, 0u, code) == 0u) {
+    r.d0 = d0;
+    r.d1 = d1;
+    r.d2 = d2;
+  }
+}
+
+/* ---- f16 / bf16 (bits in a uint) ---- */
+float pt_f16_to_f32(uint h) {
+  uint sign = (h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
+  if (ex == 0x1fu) bits = sign | 0x7f800000u | (man << 13);
+  else if (ex != 0u) bits = sign | ((ex + 112u) << 23) | (man << 13);
+  else if (man == 0u) bits = sign;
+  else { /* subnormal: normalise */
+    int e = -1;
+    do { man <<= 1; e++; } while ((man & 0x400u) == 0u);
+    bits = sign | (uint(112 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  return uintBitsToFloat(bits);
+}
+
+/* Round to nearest even, overflow to inf, NaN stays NaN (quiet). */
+uint pt_f32_to_f16(float f) {
+  uint x = floatBitsToUint(f);
+  uint sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0u);
+  if (ax >= 0x477ff000u) return sign | 0x7c00u;
+  if (ax < 0x38800000u) { /* subnormal or zero in f16 */
+    if (ax < 0x33000000u) return sign;
+    uint e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, shift = 126u - e;
+    uint r = m >> shift, rem = m & ((1u << shift) - 1u), hw = 1u << (shift - 1u);
+    if (rem > hw || (rem == hw && (r & 1u) != 0u)) r++;
+    return sign | r;
+  }
+  uint r = (ax - 0x38000000u) >> 13, rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u) != 0u)) r++;
+  return sign | r;
+}
+
+float pt_bf16_to_f32(uint h) { return uintBitsToFloat(h << 16); }
+uint pt_f32_to_bf16(float f) {
+  uint x = floatBitsToUint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return ((x >> 16) | 0x40u) & 0xffffu; /* quiet NaN */
+  return ((x + 0x7fffu + ((x >> 16) & 1u)) >> 16) & 0xffffu;
+}
+
+/* float -> int with NaN -> 0 and saturation. */
+int64_t pt_f2i64(double d) {
+  if (isnan(d)) return 0l;
+  if (d >= 9223372036854775807.0lf) return PT_I64_MAX;
+  if (d <= -9223372036854775808.0lf) return PT_I64_MIN;
+  return int64_t(d);
+}
+int pt_f2i32(double d) {
+  if (isnan(d)) return 0;
+  if (d >= 2147483647.0lf) return 2147483647;
+  if (d <= -2147483648.0lf) return -2147483647 - 1;
+  return int(d);
+}
+
+/* ---- raw element access at element index i of the buffer at address b ---- */
+float pt_raw_f32(uint64_t b, int64_t i) { return PtF32(b + uint64_t(i) * 4ul).v; }
+double pt_raw_f64(uint64_t b, int64_t i) { return PtF64(b + uint64_t(i) * 8ul).v; }
+int pt_raw_i32(uint64_t b, int64_t i) { return PtI32(b + uint64_t(i) * 4ul).v; }
+int64_t pt_raw_i64(uint64_t b, int64_t i) { return PtI64(b + uint64_t(i) * 8ul).v; }
+uint pt_raw_u16(uint64_t b, int64_t i) { return uint(PtU16(b + uint64_t(i) * 2ul).v); }
+uint pt_raw_u8(uint64_t b, int64_t i) { return uint(PtU8(b + uint64_t(i)).v); }
+void pt_put_f32(uint64_t b, int64_t i, float v) { PtF32(b + uint64_t(i) * 4ul).v = v; }
+void pt_put_f64(uint64_t b, int64_t i, double v) { PtF64(b + uint64_t(i) * 8ul).v = v; }
+void pt_put_i32(uint64_t b, int64_t i, int v) { PtI32(b + uint64_t(i) * 4ul).v = v; }
+void pt_put_i64(uint64_t b, int64_t i, int64_t v) { PtI64(b + uint64_t(i) * 8ul).v = v; }
+void pt_put_u16(uint64_t b, int64_t i, uint v) { PtU16(b + uint64_t(i) * 2ul).v = uint16_t(v); }
+void pt_put_u8(uint64_t b, int64_t i, uint v) { PtU8(b + uint64_t(i)).v = uint8_t(v); }
+
+/* ---- generic element access (view.h's pt_load_f64 / pt_load_i64 / pt_store_*) ---- */
+double pt_ld_f64(uint64_t b, int dt, int64_t i) {
+  switch (dt) {
+  case PT_F32: return double(pt_raw_f32(b, i));
+  case PT_F16: return double(pt_f16_to_f32(pt_raw_u16(b, i)));
+  case PT_BF16: return double(pt_bf16_to_f32(pt_raw_u16(b, i)));
+  case PT_F64: return pt_raw_f64(b, i);
+  case PT_I32: return double(pt_raw_i32(b, i));
+  case PT_I64: return double(pt_raw_i64(b, i));
+  default: return double(pt_raw_u8(b, i));
+  }
+}
+int64_t pt_ld_i64(uint64_t b, int dt, int64_t i) {
+  switch (dt) {
+  case PT_I32: return int64_t(pt_raw_i32(b, i));
+  case PT_I64: return pt_raw_i64(b, i);
+  case PT_U8: case PT_BOOL: return int64_t(pt_raw_u8(b, i));
+  default: return pt_f2i64(pt_ld_f64(b, dt, i));
+  }
+}
+void pt_st_f64(uint64_t b, int dt, int64_t i, double d) {
+  switch (dt) {
+  case PT_F32: pt_put_f32(b, i, float(d)); break;
+  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(float(d))); break;
+  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(d))); break;
+  case PT_F64: pt_put_f64(b, i, d); break;
+  case PT_I32: pt_put_i32(b, i, pt_f2i32(d)); break;
+  case PT_I64: pt_put_i64(b, i, pt_f2i64(d)); break;
+  case PT_U8: pt_put_u8(b, i, uint(pt_f2i64(d)) & 0xffu); break;
+  default: pt_put_u8(b, i, d != 0.0lf ? 1u : 0u); break; /* NaN != 0 is true */
+  }
+}
+void pt_st_i64(uint64_t b, int dt, int64_t i, int64_t v) {
+  switch (dt) {
+  case PT_I32: pt_put_i32(b, i, int(v)); break;
+  case PT_I64: pt_put_i64(b, i, v); break;
+  case PT_U8: pt_put_u8(b, i, uint(v) & 0xffu); break;
+  case PT_BOOL: pt_put_u8(b, i, v != 0l ? 1u : 0u); break;
+  default: pt_st_f64(b, dt, i, double(v)); break;
+  }
+}
+
+/* Same dtype: the bits; else through double (float source) or int64 (integer source). */
+void pt_copy_elem(uint64_t db, int ddt, int64_t di, uint64_t sb, int sdt, int64_t si) {
+  if (ddt != sdt) {
+    if (pt_is_float(sdt)) pt_st_f64(db, ddt, di, pt_ld_f64(sb, sdt, si));
+    else pt_st_i64(db, ddt, di, pt_ld_i64(sb, sdt, si));
+    return;
+  }
+  switch (pt_dtype_size(ddt)) {
+  case 8: PtU64(db + uint64_t(di) * 8ul).v = PtU64(sb + uint64_t(si) * 8ul).v; break;
+  case 4: PtU32(db + uint64_t(di) * 4ul).v = PtU32(sb + uint64_t(si) * 4ul).v; break;
+  case 2: pt_put_u16(db, di, pt_raw_u16(sb, si)); break;
+  default: pt_put_u8(db, di, pt_raw_u8(sb, si)); break;
+  }
+}
+
+/* NaN is nonzero; -0 is zero. Floats are tested by their bits, so a subnormal counts even
+ * where the driver flushes it in arithmetic. */
+bool pt_is_nonzero(uint64_t b, int dt, int64_t i) {
+  switch (dt) {
+  case PT_F32: case PT_I32: return (PtU32(b + uint64_t(i) * 4ul).v & (dt == PT_F32 ? 0x7fffffffu : 0xffffffffu)) != 0u;
+  case PT_F64: return (PtU64(b + uint64_t(i) * 8ul).v & 0x7ffffffffffffffful) != 0ul;
+  case PT_I64: return PtU64(b + uint64_t(i) * 8ul).v != 0ul;
+  case PT_F16: case PT_BF16: return (pt_raw_u16(b, i) & 0x7fffu) != 0u;
+  default: return pt_raw_u8(b, i) != 0u;
+  }
+}
+
+/* Row-major coordinates of linear index i over shape[0..rank) -> element offset of a view
+ * (0 when rank is 0). Size-1 dims are skipped: their coordinate is 0. i >= 0. */
+int64_t pt_offset_of(int64_t i, int rank, int64_t shape[PT_MAX_RANK], int64_t st[PT_MAX_RANK]) {
+  int64_t off = 0;
+  for (int d = min(rank, PT_MAX_RANK) - 1; d >= 0; d--) {
+    if (shape[d] != 1l) {
+      const int64_t q = i / shape[d];
+      off += (i - q * shape[d]) * st[d];
+      i = q;
+    }
+  }
+  return off;
+}
+
+/* An index normalized for a dim of the given size; -1 when it is out of range in mode 0
+ * (error). Mode 1 clamps the raw value, mode 2 wraps (Python's %). A zero-size dim has no
+ * valid index in any mode. Written without signed % (SPIR-V's OpSMod/OpSRem differ). */
+int64_t pt_norm_index(int64_t v, int64_t size, int mode) {
+  if (size <= 0l) return -1l;
+  if (mode == 0) return v < -size || v >= size ? -1l : v < 0l ? v + size : v;
+  if (mode == 1) return v < 0l ? 0l : v >= size ? size - 1l : v;
+  const uint64_t m = uint64_t(v < 0l ? -v : v) % uint64_t(size);
+  return v >= 0l || m == 0ul ? int64_t(m) : size - int64_t(m);
+}
+`;
+
+/** The start of every program: header, then the shared helpers. */
+export const PREAMBLE = HEADER + HELPERS;

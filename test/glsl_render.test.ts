@@ -1,0 +1,201 @@
+/**
+ * The GLSL renderer's output, checked without a GPU: every op and template renders, keys
+ * follow structure, and the text carries params.h's record and error codes. Where
+ * glslangValidator exists, every program is also compiled to SPIR-V for Vulkan 1.2 (with
+ * and without the driver's PT_VK_DENORM_PRESERVE_F32) and, where spirv-val exists,
+ * validated; running the programs is the whole suite's job under PT_DEVICE=vulkan.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { assert, test } from "./harness.ts";
+import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
+import { GLSL_TEMPLATES, glslElementwiseSource, glslRenderer, glslTemplateSource } from "../src/kernels/glsl.ts";
+import type { DType } from "../src/tensor/dtype.ts";
+
+const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+const load = (input: number, dtype: DType): Expr => ({ k: "load", input, dtype });
+const unary = (op: UnaryOp, a: Expr, dtype: DType): Expr => ({ k: "unary", op, a, dtype });
+const binary = (op: BinaryOp, a: Expr, b: Expr, dtype: DType): Expr => ({ k: "binary", op, a, b, dtype });
+const cast = (a: Expr, dtype: DType): Expr => ({ k: "cast", a, dtype });
+
+const PREDICATES = new Set<UnaryOp>(["logicalNot", "isnan", "isinf", "isfinite", "nonzero"]);
+const COMPARES = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge", "logicalAnd", "logicalOr", "logicalXor"]);
+const COMPUTE: DType[] = ["float32", "float64", "int32", "int64"];
+const KINDS = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+
+function unarySource(op: UnaryOp, dt: DType): string {
+  return glslElementwiseSource(unary(op, load(0, dt), PREDICATES.has(op) ? "bool" : dt), 1);
+}
+function binarySource(op: BinaryOp, dt: DType): string {
+  return glslElementwiseSource(binary(op, load(0, dt), load(1, dt), COMPARES.has(op) ? "bool" : dt), 2);
+}
+
+/** One expression touching every kind of node: where, casts, index, constants. */
+function mixed(): Expr {
+  const x = load(0, "float16"), i = cast(load(1, "int64"), "int64");
+  const c: Expr = { k: "const", index: 0, dtype: "float32" };
+  const idx: Expr = { k: "index", dtype: "int32" };
+  const cond = binary("lt", cast(idx, "int64"), i, "bool");
+  const f = binary("add", unary("gelu", x, "float32"), c, "float32");
+  const g = binary("mod", cast(i, "float64"), { k: "const", index: 1, dtype: "float64" }, "float64");
+  const w: Expr = { k: "where", c: cond, a: f, b: cast(g, "float32"), dtype: "float32" };
+  return cast(w, "uint8");
+}
+
+test("glsl: every unary op renders for each compute type it has", () => {
+  for (const op of Object.keys(UNARY) as UnaryOp[]) {
+    for (const dt of COMPUTE) {
+      if (dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op)) {
+        assert.throws(() => unarySource(op, dt), /needs a float ctype/, `${op} on ${dt}`);
+        continue;
+      }
+      const src = unarySource(op, dt);
+      assert.match(src, /^#version 460\n/, `${op} ${dt}`);
+      assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, `${op} ${dt} has one main`);
+      assert.match(src, /pt_ew_st_\w+\(b0, dt0, q0, t1\);/, `${op} ${dt} stores`);
+    }
+  }
+  // transcendentals go through math.ts's double versions, never GLSL's f32 built-ins
+  assert.match(unarySource("exp", "float32"), /const float t1 = pt_expf\(t0\);/);
+  assert.match(unarySource("sin", "float64"), /const double t1 = pt_sin\(t0\);/);
+  assert.match(unarySource("round", "float32"), /roundEven\(t0\)/, "round is half to even");
+  assert.doesNotMatch(unarySource("tanh", "float32"), /= tanh\(/);
+});
+
+test("glsl: every binary op renders for every compute type", () => {
+  for (const op of Object.keys(BINARY) as BinaryOp[]) {
+    for (const dt of COMPUTE) {
+      const src = binarySource(op, dt);
+      assert.match(src, /pt_ew_ld_\w+\(b2, dt2, q2\)/, `${op} ${dt} loads input 1`);
+      if (dt.startsWith("int") && (op === "div" || op === "mod")) assert.match(src, /PT_KERR_INT_DIV/);
+      if (dt.startsWith("int") && op === "pow") assert.match(src, /PT_KERR_INT_POW/);
+    }
+  }
+  assert.match(binarySource("add", "float32"), /pt_add\(t0, t1\)/, "float add goes through the precise helper");
+  assert.match(binarySource("add", "int32"), /\(t0 \+ t1\)/, "integer add is plain (SPIR-V wraps)");
+  assert.match(binarySource("maximum", "float64"), /isnan\(t0\) \|\| t0 > t1 \? t0 : t1/, "max propagates NaN");
+  assert.match(binarySource("pow", "float32"), /pt_powf\(t0, t1\)/);
+});
+
+test("glsl: arithmetic that must round once is precise; f32 division goes through double", () => {
+  const src = binarySource("div", "float32");
+  assert.match(src, /float pt_add\(float a, float b\) \{ precise float r = a \+ b; return r; \}/);
+  assert.match(src, /float pt_div\(float a, float b\) \{ precise double r = double\(a\) \/ double\(b\); return float\(r\); \}/);
+  assert.match(src, /spirv_execution_mode\(extensions = \["SPV_KHR_float_controls"\], capabilities = \[4464\], 4459, 32\)/);
+  assert.match(src, /#if defined\(PT_VK_DENORM_PRESERVE_F32\) && PT_VK_DENORM_PRESERVE_F32/);
+});
+
+test("glsl: one structure gives one source and key; other structures other keys", () => {
+  const a = glslRenderer.elementwise(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
+  const b = glslRenderer.elementwise(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
+  assert.equal(a.key, b.key);
+  assert.equal(a, b, "rendered once per key");
+  assert.equal(a.kind, "ew");
+  assert.ok(a.key.startsWith("glsl:"));
+  assert.equal(a.source[a.source.length - 1], 0, "sources end with a NUL byte");
+  const keys = new Set([
+    a.key,
+    glslRenderer.elementwise(binary("sub", load(0, "float32"), load(1, "float32"), "float32"), 2).key,
+    glslRenderer.elementwise(binary("add", load(0, "float64"), load(1, "float64"), "float64"), 2).key,
+    glslRenderer.elementwise(binary("add", load(1, "float32"), load(0, "float32"), "float32"), 2).key,
+    glslRenderer.elementwise(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 3).key,
+    glslRenderer.elementwise(unary("neg", load(0, "float32"), "float32"), 1).key,
+  ]);
+  assert.equal(keys.size, 6);
+  assert.equal(
+    glslElementwiseSource(unary("abs", load(0, "float16"), "float32"), 1),
+    glslElementwiseSource(unary("abs", load(0, "float32"), "float32"), 1),
+    "the view dtypes are read at run time",
+  );
+});
+
+test("glsl: sources follow params.h: the record, the error codes, the group size", () => {
+  const header = readFileSync(new URL("../native/src/backends/vulkan/params.h", import.meta.url), "utf8");
+  const record = header.match(/uint64_t buf\[16\]; uint64_t err; int nbuf; int nargs; double a\[240\];/);
+  assert.ok(record, "params.h spells out the GLSL record");
+  const codes = [...header.matchAll(/#define (PT_KERR_\w+) (\d+)/g)];
+  assert.ok(codes.length >= 4, "params.h defines the error codes");
+  assert.match(header, /#define PT_VK_GROUP 256/);
+  const sources = [glslElementwiseSource(mixed(), 2), ...KINDS.map(glslTemplateSource)];
+  for (const src of sources) {
+    assert.ok(src.includes(record[0]), "record text");
+    for (const [, name, value] of codes) assert.ok(src.includes(`#define ${name} ${value}u`), name);
+    assert.match(src, /layout\(local_size_x = 256, local_size_y = 1, local_size_z = 1\) in;/);
+    assert.match(src, /layout\(push_constant\) uniform PtPush \{ uint64_t params; \} pt_push;/);
+    assert.ok(!/#include/.test(src), "no includes");
+  }
+});
+
+test("glsl: every template kind of blocks.h renders a main, once", () => {
+  assert.deepEqual(Object.keys(GLSL_TEMPLATES).sort(), [...KINDS].sort());
+  for (const kind of KINDS) {
+    const prog = glslRenderer.template(kind);
+    assert.equal(prog.kind, kind);
+    assert.equal(prog.key, `glsl:t:${kind}`);
+    const src = decode(prog.source);
+    assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, kind);
+    assert.equal(prog.source[prog.source.length - 1], 0, `${kind} ends with NUL`);
+    assert.equal(glslRenderer.template(kind), prog, "templates are rendered once");
+  }
+  assert.match(glslTemplateSource("matmul"), /gl_WorkGroupID\.y\) \* TM/, "matmul tiles by the dispatch's y and x");
+  assert.match(glslTemplateSource("sort"), /coherent buffer/, "sort has its in-place path");
+  assert.match(glslTemplateSource("philox"), /umulExtended\(PHILOX_M0, w0, hi0, lo0\)/);
+  assert.throws(() => glslRenderer.template("fft"), /no template "fft"/);
+});
+
+test("glsl: an elementwise block that cannot fit PtParams is refused when rendered", () => {
+  let e: Expr = load(0, "float32");
+  for (let i = 1; i < 19; i++) e = binary("add", e, load(i, "float32"), "float32");
+  assert.ok(glslElementwiseSource(e, 19).includes("void main()"), "19 inputs fit (20 views of 11 slots)");
+  let f: Expr = load(0, "float32");
+  for (let i = 1; i < 20; i++) f = binary("add", f, load(i, "float32"), "float32");
+  assert.throws(() => glslElementwiseSource(f, 20), /argument slots/);
+  const c = (index: number): Expr => ({ k: "const", index, dtype: "float32" });
+  assert.throws(() => glslElementwiseSource(binary("add", load(0, "float32"), c(300), "float32"), 1), /argument slots/);
+});
+
+function has(tool: string): boolean {
+  try {
+    return spawnSync(tool, ["--version"], { encoding: "utf8" }).status === 0;
+  } catch {
+    return false;
+  }
+}
+
+test("glsl: every program compiles to valid SPIR-V for Vulkan 1.2 (glslangValidator, spirv-val)", () => {
+  if (!has("glslangValidator")) {
+    console.log("glsl_render: glslangValidator not found; skipping the SPIR-V compile (the driver's shaderc compiles these)");
+    return;
+  }
+  const validate = has("spirv-val");
+  if (!validate) console.log("glsl_render: spirv-val not found; compiling without validating the SPIR-V");
+  const programs: [string, string][] = KINDS.map((k) => [k, glslTemplateSource(k)]);
+  programs.push(["ew_mixed", glslElementwiseSource(mixed(), 2)]);
+  for (const op of Object.keys(UNARY) as UnaryOp[]) {
+    for (const dt of COMPUTE) {
+      if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
+    }
+  }
+  for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+  const dir = mkdtempSync(join(tmpdir(), "pt-glsl-"));
+  try {
+    for (const [i, [name, src]] of programs.entries()) {
+      const file = join(dir, `${name}.comp`);
+      writeFileSync(file, src);
+      // half with the driver's denormal macro, half without: both preprocessor paths compile
+      const defines = i % 2 === 0 ? ["-DPT_VK_DENORM_PRESERVE_F32=1", "-DPT_VK_SUBGROUP=32"] : [];
+      const spv = join(dir, `${name}.spv`);
+      const r = spawnSync("glslangValidator", ["--target-env", "vulkan1.2", ...defines, "-S", "comp", file, "-o", spv], {
+        encoding: "utf8",
+      });
+      assert.equal(r.status, 0, `glslangValidator rejected ${name}:\n${(r.stdout + r.stderr).slice(0, 3000)}`);
+      if (!validate) continue;
+      const v = spawnSync("spirv-val", ["--target-env", "vulkan1.2", spv], { encoding: "utf8" });
+      assert.equal(v.status, 0, `spirv-val rejected ${name}:\n${(v.stdout + v.stderr).slice(0, 3000)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
