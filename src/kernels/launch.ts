@@ -65,6 +65,29 @@ function elementwiseProgram(device: Device, expr: Expr, ninputs: number): number
   return program;
 }
 
+/**
+ * Merges adjacent dims that every view walks as one (stride[d] = stride[d+1] * shape[d+1])
+ * and drops dims of size 1, so kernels do less index arithmetic per element. Row-major
+ * element order, and with it the INDEX op's value, is unchanged.
+ */
+function collapse(shape: readonly number[], views: readonly ViewRef[]): { shape: number[]; strides: number[][] } {
+  const outShape: number[] = [];
+  const outStrides: number[][] = views.map(() => []);
+  for (let d = 0; d < shape.length; d++) {
+    const size = shape[d];
+    if (size === 1) continue;
+    const last = outShape.length - 1;
+    if (last >= 0 && views.every((v, k) => outStrides[k][last] === v.strides[d] * size)) {
+      outShape[last] *= size;
+      views.forEach((v, k) => outStrides[k][last] = v.strides[d]);
+    } else {
+      outShape.push(size);
+      views.forEach((v, k) => outStrides[k].push(v.strides[d]));
+    }
+  }
+  return { shape: outShape, strides: outStrides };
+}
+
 /** Runs expr over `shape`, writing `out`; inputs are views already broadcast to shape. */
 export function runElementwise(
   device: Device,
@@ -79,8 +102,10 @@ export function runElementwise(
   const block = new ArgBlock();
   try {
     withOp(op, () => {
-      block.push(shape.length).pad8(shape, 1).push(inputs.length + 1).view(out);
-      for (const v of inputs) block.view(v);
+      const views = [out, ...inputs];
+      const c = shape.length > 1 ? collapse(shape, views) : { shape, strides: views.map((v) => v.strides) };
+      block.push(c.shape.length).pad8(c.shape, 1).push(views.length);
+      views.forEach((v, k) => block.view(v, c.strides[k]));
     });
     block.push(consts.length, ...consts);
   } catch (e) {

@@ -7,7 +7,7 @@
  * op has the CPU interpreter's semantics (ew_ops.h): integer wrap, floor division and
  * Python modulo with an error on zero, NaN-propagating max/min, rint for round.
  */
-import { PREAMBLE } from "./preamble.ts";
+import { preambleFor } from "./preamble.ts";
 
 const MAGIC = 0x50540001;
 const MAX_ARGS = 240; // PT_CUDA_MAX_ARGS: the whole block must fit in pt_params.a
@@ -291,6 +291,7 @@ export function renderElementwise(words: Int32Array): string {
     return reg.name;
   };
   let stored = false;
+  let slots = constBase; // the block's length: views, then the constants read
   for (let i = 0; i < ninstr; i++) {
     const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
     if (stored) fail("STORE must be the last instruction");
@@ -305,6 +306,7 @@ export function renderElementwise(words: Int32Array): string {
     } else if (op === 1) {
       if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past pt_params' ${MAX_ARGS} argument slots`);
       const slot = `p.a[${constBase + a}]`;
+      slots = Math.max(slots, constBase + a + 1);
       const conv = ct === F32 ? `(float)${slot}` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
       hoisted.push(`  const ${T} t${i} = ${conv};`);
       regs.set(dst, { name: `t${i}`, type });
@@ -375,7 +377,7 @@ export function renderElementwise(words: Int32Array): string {
     `      if (i${u} < n) {\n${place(body, "        ", `_${u}`, `i${u}`, (v) => `o${v} + i${u}`)}\n      }`
   );
   const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
-  return `${PREAMBLE}${EW_HELPERS}
+  return `${preambleFor(slots)}${EW_HELPERS}
 /* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
  * ELEMENT launch over the output's elements. */
 extern "C" __global__ void pt_main(const pt_params p) {

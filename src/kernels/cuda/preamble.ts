@@ -11,6 +11,9 @@
 /** params.h from `#define PT_CUDA_MAX_BUFS` to the error codes, character for character. */
 export const PARAMS = `#define PT_CUDA_MAX_BUFS 16
 #define PT_CUDA_MAX_ARGS 240
+#ifndef PT_CUDA_MAX_SLOTS /* slots of a[] the program reads: a program may define fewer, so each launch copies less */
+#define PT_CUDA_MAX_SLOTS PT_CUDA_MAX_ARGS
+#endif
 
 /* Also emitted as CUDA source by src/kernels/cuda.ts; keep the two identical. */
 typedef struct {
@@ -18,7 +21,7 @@ typedef struct {
   unsigned long long err; /* long long[4]: code, detail0, detail1, detail2 */
   int nbuf;
   int nargs;
-  double a[PT_CUDA_MAX_ARGS];
+  double a[PT_CUDA_MAX_SLOTS];
 } pt_params;
 
 /* Error codes written to err[0] by kernels (0 = none). */
@@ -275,4 +278,10 @@ static __device__ __forceinline__ pt_i64 pt_norm_index(pt_i64 v, pt_i64 size, in
 `;
 
 /** The start of every program. */
-export const PREAMBLE = `/* polytensor CUDA program (src/kernels/cuda.ts); compiled by NVRTC. */\n${PARAMS}${HELPERS}`;
+const FIRST_LINE = "/* polytensor CUDA program (src/kernels/cuda.ts); compiled by NVRTC. */\n";
+export const PREAMBLE = `${FIRST_LINE}${PARAMS}${HELPERS}`;
+
+/** The preamble of a program whose kernel reads only `slots` argument slots (pt_params.a). */
+export function preambleFor(slots: number): string {
+  return `${FIRST_LINE}#undef PT_CUDA_MAX_SLOTS\n#define PT_CUDA_MAX_SLOTS ${slots}\n${PARAMS}${HELPERS}`;
+}

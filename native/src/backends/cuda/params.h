@@ -20,6 +20,9 @@
 
 #define PT_CUDA_MAX_BUFS 16
 #define PT_CUDA_MAX_ARGS 240
+#ifndef PT_CUDA_MAX_SLOTS /* slots of a[] the program reads: a program may define fewer, so each launch copies less */
+#define PT_CUDA_MAX_SLOTS PT_CUDA_MAX_ARGS
+#endif
 
 /* Also emitted as CUDA source by src/kernels/cuda.ts; keep the two identical. */
 typedef struct {
@@ -27,7 +30,7 @@ typedef struct {
   unsigned long long err; /* long long[4]: code, detail0, detail1, detail2 */
   int nbuf;
   int nargs;
-  double a[PT_CUDA_MAX_ARGS];
+  double a[PT_CUDA_MAX_SLOTS];
 } pt_params;
 
 /* Error codes written to err[0] by kernels (0 = none). */

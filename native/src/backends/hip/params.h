@@ -22,13 +22,16 @@
 
 #define PT_HIP_MAX_BUFS 16
 #define PT_HIP_MAX_ARGS 240
+#ifndef PT_HIP_MAX_SLOTS /* slots of a[] the program reads: a program may define fewer, so each launch copies less */
+#define PT_HIP_MAX_SLOTS PT_HIP_MAX_ARGS
+#endif
 
 typedef struct {
   unsigned long long buf[PT_HIP_MAX_BUFS];
   unsigned long long err; /* long long[4]: code, detail0, detail1, detail2 */
   int nbuf;
   int nargs;
-  double a[PT_HIP_MAX_ARGS];
+  double a[PT_HIP_MAX_SLOTS];
 } pt_params;
 
 /* Error codes written to err[0] by kernels (0 = none). */
