@@ -11,6 +11,7 @@ if [ "${PT_SKIP_SETUP:-0}" = 1 ]; then
   DENO=$(command -v deno || true) BUN=$(command -v bun || true)
   export DENO BUN ROOT
   build_native() { :; }
+  ensure_lavapipe() { :; }
   return 0
 fi
 
@@ -45,3 +46,16 @@ export DENO BUN ROOT
 build_native() {
   "${ZIG[@]}" build "$@" >&2
 }
+
+# Vulkan on the CPU for CI (DESIGN.md section 12): Debian's lavapipe (mesa-vulkan-drivers), the
+# loader, and a GLSL compiler (libshaderc1; Debian 12's fails to load, so glslang-tools too).
+ensure_lavapipe() {
+  if ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 && command -v glslangValidator >/dev/null 2>&1; then return 0; fi
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+  if ! command -v apt-get >/dev/null 2>&1; then echo "setup: no apt-get: install lavapipe and glslang yourself" >&2; return 1; fi
+  echo "setup: apt-get install mesa-vulkan-drivers libvulkan1 libshaderc1 glslang-tools (lavapipe)" >&2
+  $sudo apt-get update -qq >&2 || true
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq mesa-vulkan-drivers libvulkan1 libshaderc1 glslang-tools >&2
+}
+

@@ -4,10 +4,12 @@
 #   bash scripts/test.sh [test files...]      (default: every test/*.test.ts)
 # The suite runs on the default device: PT_DEVICE=cuda runs it on CUDA, and PT_REQUIRE=cuda
 # makes a missing CUDA a failure instead of a fallback.
+# PT_ALSO_DEVICES="vulkan" adds a second pass of everything on that device (CI runs it on lavapipe).
 # Files named *.isolated.test.ts run in a process of their own: they drive the raw C ABI
 # (closing devices behind the TypeScript layer's back), which would disturb other files.
 source "$(dirname "$0")/env.sh"
 build_native
+case " ${PT_ALSO_DEVICES:-} " in *" vulkan "*) ensure_lavapipe ;; esac
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=(test/*.test.ts)
 shared=() isolated=()
@@ -50,9 +52,19 @@ run() { # run RUNNER NAME FILES...
 }
 
 # PT_RUNTIMES="bun" (or "deno") limits the runs, e.g. where only one runtime exists.
-for runner in ${PT_RUNTIMES:-deno bun}; do
-  [ ${#shared[@]} -gt 0 ] && run "$runner" "$runner-suite" "${shared[@]}"
-  for f in "${isolated[@]}"; do run "$runner" "$runner-$(basename "$f" .test.ts)" "$f"; done
+suite() { # suite TAG: every file under each runtime
+  for runner in ${PT_RUNTIMES:-deno bun}; do
+    [ ${#shared[@]} -gt 0 ] && run "$runner" "$runner-$1suite" "${shared[@]}"
+    for f in "${isolated[@]}"; do run "$runner" "$runner-$1$(basename "$f" .test.ts)" "$f"; done
+  done
+}
+suite ""
+# PT_ALSO_DEVICES="vulkan" runs the whole suite again on each of those devices, required
+# (CI: lavapipe), and counts it in the same total.
+for dev in ${PT_ALSO_DEVICES:-}; do
+  echo "== the suite again with PT_DEVICE=$dev PT_REQUIRE=$dev" >&2
+  export PT_DEVICE=$dev PT_REQUIRE=$dev
+  suite "$dev-"
 done
 rm -rf "$log"
 echo "$passed passed, $failed failed"
