@@ -67,6 +67,8 @@ test("a tensor written on queue A and read on queue B sees A's writes, with no h
   }
   using eye = pt.eye(n);
   using y0 = pt.tensor(pattern(n)).reshape(n, n);
+  pt.withQueue(qb, () => y0.sum(0)).dispose(); // compiles the consumer's kernel now, not inside the timed enqueue
+  await qb.done();
   await pt.defaultQueue(d).done();
 
   const y = pt.withQueue(qa, () => producer(eye, y0, k));

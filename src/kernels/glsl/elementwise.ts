@@ -105,12 +105,22 @@ int64_t pt_idiv(int64_t a, int64_t d) {
   if ((a < 0l) == (d < 0l)) return int64_t(q);
   return -int64_t(q) - (q * ud != ua ? 1l : 0l);
 }
-int pt_idiv(int a, int d) { return int(pt_idiv(int64_t(a), int64_t(d))); }
+/* 32-bit versions on 32-bit magnitudes: lavapipe (Mesa 22.3) mis-converted int -> int64 here. */
+int pt_idiv(int a, int d) {
+  if (d == -1) return -a;
+  const uint ua = a < 0 ? uint(-a) : uint(a), ud = d < 0 ? uint(-d) : uint(d);
+  const uint q = ua / ud;
+  if ((a < 0) == (d < 0)) return int(q);
+  return -int(q) - (q * ud != ua ? 1 : 0);
+}
 int64_t pt_imod(int64_t a, int64_t d) {
   if (d == -1l) return 0l;
   return a - pt_idiv(a, d) * d;
 }
-int pt_imod(int a, int d) { return int(pt_imod(int64_t(a), int64_t(d))); }
+int pt_imod(int a, int d) {
+  if (d == -1) return 0;
+  return a - pt_idiv(a, d) * d;
+}
 /* Exponent >= 0 (checked by the caller); wraps. */
 int pt_ipow(int base, int e) {
   uint result = 1u, square = uint(base);

@@ -139,7 +139,14 @@ void vkq_access(vk_ctx *c, vk_queue *q, vk_batch *b, const vk_mem *const *rd, in
 }
 
 int vkq_submit(vk_ctx *c, vk_queue *q) {
-  if (q->open < 0) return PT_OK;
+  if (q->open < 0) {
+    if (q->nwait == 0) return PT_OK;
+    /* Waits with no work after them yet: an empty batch carries them, so that a read or
+     * sync of this queue, which waits for its last submission, comes after them too. */
+    vk_batch *empty;
+    int st = vkq_open(c, q, &empty);
+    if (st != PT_OK) return st;
+  }
   vk_batch *b = &q->b[q->open];
   q->open = -1;
   barrier(c, b->cb, COMPUTE_TRANSFER, VK_PIPELINE_STAGE_HOST_BIT, ALL_WRITES, VK_ACCESS_HOST_READ_BIT);
