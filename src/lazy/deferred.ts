@@ -34,6 +34,10 @@ export class Deferred {
   #leaves: Leaf[] | null;
   #buf = 0;
   #pending = 0;
+  #name: string | undefined;
+  /** Nodes and depth of expr (record.ts keeps programs within every renderer's limits). */
+  nodes = 0;
+  depth = 0;
 
   constructor(
     readonly device: Device,
@@ -51,9 +55,9 @@ export class Deferred {
 
   /** "add, mul, sub (fused)": what an error at materialization names. */
   get ops(): string {
+    if (this.#name !== undefined) return this.#name;
     const l = this.opList;
-    if (l.length === 1) return l[0];
-    return `${l.length > 6 ? `${l.slice(0, 3).join(", ")}, ..., ${l.at(-1)}` : l.join(", ")} (fused)`;
+    return this.#name = l.length === 1 ? l[0] : `${l.length > 6 ? `${l.slice(0, 3).join(", ")}, ..., ${l.at(-1)}` : l.join(", ")} (fused)`;
   }
 
   /** The leaves while the node is still unlaunched; empty once it ran. */
@@ -188,5 +192,8 @@ export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMa
     for (const l of leaves.slice(0, retained)) native.pt_buffer_release(l.buf);
     throw e;
   }
-  return new Deferred(n.device, n.dtype, [...shape], n.expr, leaves, n.consts, n.opList);
+  const d = new Deferred(n.device, n.dtype, [...shape], n.expr, leaves, n.consts, n.opList);
+  d.nodes = n.nodes;
+  d.depth = n.depth;
+  return d;
 }

@@ -29,6 +29,7 @@ export interface Operand {
 }
 
 const MAX_LEAVES = 12, MAX_CONSTS = 64, MAX_NODES = 64, MAX_DEPTH = 24;
+const LEAF_SIZE = { nodes: 1, depth: 1 };
 const EXACT_DTYPES = new Set<DType>(["float32", "float64", "int32", "int64"]);
 const BOOL_ROOTS = new Set([
   "eq",
@@ -54,26 +55,30 @@ function storesExactly(n: Deferred): boolean {
 }
 
 function sameShape(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((d, i) => d === b[i]);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
-function size(e: Expr): { nodes: number; depth: number } {
+/** Nodes and depth of e, where load i stands for a subtree of parts[i]'s size. */
+function size(e: Expr, parts: readonly { nodes: number; depth: number }[]): { nodes: number; depth: number } {
   switch (e.k) {
     case "load":
+      return parts[e.input];
     case "const":
     case "index":
       return { nodes: 1, depth: 1 };
     case "cast":
     case "unary": {
-      const a = size(e.a);
+      const a = size(e.a, parts);
       return { nodes: a.nodes + 1, depth: a.depth + 1 };
     }
     case "binary": {
-      const a = size(e.a), b = size(e.b);
+      const a = size(e.a, parts), b = size(e.b, parts);
       return { nodes: a.nodes + b.nodes + 1, depth: Math.max(a.depth, b.depth) + 1 };
     }
     case "where": {
-      const c = size(e.c), a = size(e.a), b = size(e.b);
+      const c = size(e.c, parts), a = size(e.a, parts), b = size(e.b, parts);
       return { nodes: a.nodes + b.nodes + c.nodes + 1, depth: Math.max(a.depth, b.depth, c.depth) + 1 };
     }
   }
@@ -126,9 +131,11 @@ export function record(
   const leaves = new LeafSet();
   const allConsts = [...consts];
   const ops: string[] = [];
+  const sizes: { nodes: number; depth: number }[] = [];
   const parts = inputs.map((x): Expr => {
     const n = x.deferred;
     if (n !== null && n.buffer === 0 && sameShape(x.shape, shape) && storesExactly(n)) {
+      sizes.push(n);
       const map = n.leaves.map((l) => leaves.index(l));
       const shift = allConsts.length;
       allConsts.push(...n.consts);
@@ -136,10 +143,10 @@ export function record(
       return rewrite(n.expr, (i) => ({ k: "load", input: map[i], dtype: n.leaves[i].dtype }), shift);
     }
     const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;
+    sizes.push(LEAF_SIZE);
     return { k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides: strides(x) }), dtype: x.dtype };
   });
-  const fused = rewrite(expr, (i) => parts[i], 0);
-  const s = size(fused);
+  const s = size(expr, sizes);
   if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
   let retained = 0;
   try {
@@ -149,5 +156,8 @@ export function record(
     throw e;
   }
   ops.push(op);
-  return new Deferred(device, expr.dtype, [...shape], fused, leaves.list, allConsts, ops);
+  const node = new Deferred(device, expr.dtype, [...shape], rewrite(expr, (i) => parts[i], 0), leaves.list, allConsts, ops);
+  node.nodes = s.nodes;
+  node.depth = s.depth;
+  return node;
 }
