@@ -18,7 +18,7 @@
  * test/cuda_render.test.ts checks the text on any machine and, where g++ exists, its
  * syntax as C++.
  */
-import type { Renderer } from "./launch.ts";
+import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { PREAMBLE } from "./cuda/preamble.ts";
 import { renderElementwise } from "./cuda/elementwise.ts";
@@ -44,18 +44,6 @@ export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   philox: PHILOX,
 };
 
-interface Program {
-  kind: string;
-  source: Uint8Array;
-  key: string;
-}
-
-const encoder = new TextEncoder();
-const toBytes = (text: string): Uint8Array => encoder.encode(`${text}\0`);
-
-const elementwiseCache = new Map<string, Program>();
-const templateCache = new Map<string, Program>();
-
 /** CUDA C source of an elementwise program, from its bytecode (for tests and tools). */
 export function cudaElementwiseSource(expr: Expr, ninputs: number): string {
   return renderElementwise(encodeBytecode(expr, ninputs));
@@ -70,23 +58,4 @@ export function cudaTemplateSource(name: string): string {
   return PREAMBLE + body;
 }
 
-export const cudaRenderer: Renderer = {
-  elementwise(expr, ninputs) {
-    const words = encodeBytecode(expr, ninputs);
-    const key = `cuda:${words.join(",")}`;
-    let prog = elementwiseCache.get(key);
-    if (!prog) {
-      prog = { kind: "ew", source: toBytes(renderElementwise(words)), key };
-      elementwiseCache.set(key, prog);
-    }
-    return prog;
-  },
-  template(name) {
-    let prog = templateCache.get(name);
-    if (!prog) {
-      prog = { kind: name, source: toBytes(cudaTemplateSource(name)), key: `cuda:t:${name}` };
-      templateCache.set(name, prog);
-    }
-    return prog;
-  },
-};
+export const cudaRenderer: Renderer = sourceRenderer("cuda", renderElementwise, cudaTemplateSource);

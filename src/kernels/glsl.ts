@@ -15,7 +15,7 @@
  * rendered once per key. test/glsl_render.test.ts checks the text and, where
  * glslangValidator exists, that each program compiles to valid SPIR-V for Vulkan 1.2.
  */
-import type { Renderer } from "./launch.ts";
+import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { PREAMBLE } from "./glsl/preamble.ts";
 import { MATH } from "./glsl/math.ts";
@@ -43,18 +43,6 @@ export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
 /** Templates that call math.ts (the rest skip its text, and its compile time). */
 const USES_MATH = new Set(["philox"]);
 
-interface Program {
-  kind: string;
-  source: Uint8Array;
-  key: string;
-}
-
-const encoder = new TextEncoder();
-const toBytes = (text: string): Uint8Array => encoder.encode(`${text}\0`);
-
-const elementwiseCache = new Map<string, Program>();
-const templateCache = new Map<string, Program>();
-
 /** GLSL source of an elementwise program, from its bytecode (for tests and tools). */
 export function glslElementwiseSource(expr: Expr, ninputs: number): string {
   return renderElementwise(encodeBytecode(expr, ninputs));
@@ -69,23 +57,4 @@ export function glslTemplateSource(name: string): string {
   return PREAMBLE + (USES_MATH.has(name) ? MATH : "") + body;
 }
 
-export const glslRenderer: Renderer = {
-  elementwise(expr, ninputs) {
-    const words = encodeBytecode(expr, ninputs);
-    const key = `glsl:${words.join(",")}`;
-    let prog = elementwiseCache.get(key);
-    if (!prog) {
-      prog = { kind: "ew", source: toBytes(renderElementwise(words)), key };
-      elementwiseCache.set(key, prog);
-    }
-    return prog;
-  },
-  template(name) {
-    let prog = templateCache.get(name);
-    if (!prog) {
-      prog = { kind: name, source: toBytes(glslTemplateSource(name)), key: `glsl:t:${name}` };
-      templateCache.set(name, prog);
-    }
-    return prog;
-  },
-};
+export const glslRenderer: Renderer = sourceRenderer("glsl", renderElementwise, glslTemplateSource);

@@ -15,6 +15,29 @@ export interface Renderer {
   template(name: string): { kind: string; source: Uint8Array; key: string };
 }
 
+/**
+ * A Renderer for a source language, from its elementwise and template source functions:
+ * programs are cached by structure (the bytecode; the template name) under keys
+ * "<prefix>:<bytecode>" and "<prefix>:t:<name>", and sources end with a NUL byte so a
+ * driver may hand them to a C compiler API as they are.
+ */
+export function sourceRenderer(prefix: string, ew: (words: Int32Array) => string, template: (name: string) => string): Renderer {
+  const encoder = new TextEncoder();
+  const programs = new Map<string, { kind: string; source: Uint8Array; key: string }>();
+  const cached = (key: string, kind: string, render: () => string) => {
+    let prog = programs.get(key);
+    if (!prog) programs.set(key, prog = { kind, source: encoder.encode(`${render()}\0`), key });
+    return prog;
+  };
+  return {
+    elementwise(expr, ninputs) {
+      const words = encodeBytecode(expr, ninputs);
+      return cached(`${prefix}:${words.join(",")}`, "ew", () => ew(words));
+    },
+    template: (name) => cached(`${prefix}:t:${name}`, name, () => template(name)),
+  };
+}
+
 const bytecodeRenderer: Renderer = {
   elementwise(expr, ninputs) {
     const words = encodeBytecode(expr, ninputs);

@@ -23,7 +23,7 @@
  * and built-ins, and runs the numeric helpers on the host; it cannot check Metal semantics
  * (address spaces, barriers, atomics) or the GPU's arithmetic. Sources end with a NUL byte.
  */
-import type { Renderer } from "./launch.ts";
+import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { PREAMBLE } from "./msl/preamble.ts";
 import { DF_HELPERS } from "./msl/df.ts";
@@ -50,18 +50,6 @@ export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
   philox: PHILOX,
 };
 
-interface Program {
-  kind: string;
-  source: Uint8Array;
-  key: string;
-}
-
-const encoder = new TextEncoder();
-const toBytes = (text: string): Uint8Array => encoder.encode(`${text}\0`);
-
-const elementwiseCache = new Map<string, Program>();
-const templateCache = new Map<string, Program>();
-
 /** MSL source of an elementwise program, from its bytecode (for tests and tools). */
 export function mslElementwiseSource(expr: Expr, ninputs: number): string {
   return renderElementwise(encodeBytecode(expr, ninputs));
@@ -76,23 +64,4 @@ export function mslTemplateSource(name: string): string {
   return PREAMBLE + DF_HELPERS + body;
 }
 
-export const mslRenderer: Renderer = {
-  elementwise(expr, ninputs) {
-    const words = encodeBytecode(expr, ninputs);
-    const key = `msl:${words.join(",")}`;
-    let prog = elementwiseCache.get(key);
-    if (!prog) {
-      prog = { kind: "ew", source: toBytes(renderElementwise(words)), key };
-      elementwiseCache.set(key, prog);
-    }
-    return prog;
-  },
-  template(name) {
-    let prog = templateCache.get(name);
-    if (!prog) {
-      prog = { kind: name, source: toBytes(mslTemplateSource(name)), key: `msl:t:${name}` };
-      templateCache.set(name, prog);
-    }
-    return prog;
-  },
-};
+export const mslRenderer: Renderer = sourceRenderer("msl", renderElementwise, mslTemplateSource);

@@ -360,3 +360,37 @@ int pt_block_check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, 
   if (st == PT_OK && writes) *writes = written(kind, a);
   return st;
 }
+
+/* Which kinds can write each code: with the kinds launched since the last report, this
+ * names the culprit (the block itself does not say who wrote it). */
+static uint32_t writers(long long code) {
+  switch (code) {
+  case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
+  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
+  case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
+  default: return 0;
+  }
+}
+
+int pt_kernel_error(long long code, const long long d[3], uint32_t kinds_launched, const char *where) {
+  uint32_t who = kinds_launched & writers(code);
+  if (!who) who = kinds_launched;
+  char names[160] = "";
+  size_t len = 0;
+  for (int k = 0; k < PT_K_COUNT && len < 112; k++)
+    if (who & (1u << k)) len += (size_t)snprintf(names + len, 112 - len, "%s%s", len ? " or " : "", pt_program_kind_name(k));
+  if (!len) len = (size_t)snprintf(names, sizeof names, "a kernel");
+  if (where && len < sizeof names) snprintf(names + len, sizeof names - len, " on %s", where);
+  switch (code) {
+  case PT_KERR_INDEX:
+    return pt_error(PT_EKERNEL, "%s: index %lld is out of range for axis %lld of size %lld", names, d[0], d[1], d[2]);
+  case PT_KERR_INT_DIV:
+    return pt_error(PT_EKERNEL, "%s: integer %s by zero at element %lld", names, d[1] ? "modulo" : "division", d[0]);
+  case PT_KERR_INT_POW:
+    return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent at element %lld", names, d[0]);
+  case PT_KERR_COUNT:
+    return pt_error(PT_EKERNEL, "%s: found %lld nonzero elements but the output was sized for %lld", names, d[1], d[0]);
+  default:
+    return pt_error(PT_EKERNEL, "%s: kernel error code %lld (details %lld, %lld, %lld)", names, code, d[0], d[1], d[2]);
+  }
+}

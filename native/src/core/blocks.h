@@ -100,6 +100,18 @@ int pt_program_kind(const char *name); /* PT_K_* or -1 */
 const char *pt_program_kind_name(int kind); /* "?" when out of range */
 int pt_program_kind_shape(int kind);
 
+/* Codes a GPU kernel writes into its driver's error block (every backend's params.h uses
+ * these; 0 = none), and the text a driver reports for one at the next synchronisation:
+ * PT_EKERNEL naming the kinds launched since the last report that can write the code,
+ * then `where` (e.g. "vulkan (NVIDIA H200)", or NULL), then the details d[0..2]. */
+#ifndef PT_KERR_INDEX
+#define PT_KERR_INDEX 1   /* details: index value, axis, axis size */
+#define PT_KERR_INT_DIV 2 /* details: element, 0 division / 1 modulo */
+#define PT_KERR_INT_POW 3 /* details: element (integer power, negative exponent) */
+#define PT_KERR_COUNT 4   /* nonzero/masked_select: count differs; details: expected, found */
+#endif
+int pt_kernel_error(long long code, const long long d[3], uint32_t kinds_launched, const char *where);
+
 /* The parsed matmul block, for drivers that hand products to a vendor BLAS. */
 typedef struct {
   int brank, dtype;

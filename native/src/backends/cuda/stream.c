@@ -127,41 +127,7 @@ int cuda_sync(void *ctx, void *queue) {
   return r == CUDA_SUCCESS ? cuda_check_word(c) : cu_fail(c, "cuStreamSynchronize", r);
 }
 
-/* ---- the error word (params.h) ------------------------------------------------------ */
-
-
-/* Which kinds can write each PT_KERR_* code: with the kinds launched since the last
- * report, this names the culprit (the word itself does not say who wrote it). */
-static uint32_t writers(long long code) {
-  switch (code) {
-  case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
-  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
-  case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
-  default: return 0;
-  }
-}
-
-static int report(const long long w[4], uint32_t launched) {
-  uint32_t who = launched & writers(w[0]);
-  if (!who) who = launched;
-  char names[128] = "";
-  size_t len = 0;
-  for (int k = 0; k < PT_K_COUNT && len < sizeof names - 16; k++)
-    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", pt_program_kind_name(k));
-  if (!len) snprintf(names, sizeof names, "a kernel");
-  switch (w[0]) {
-  case PT_KERR_INDEX:
-    return pt_error(PT_EKERNEL, "%s: index %lld is out of range for axis %lld of size %lld", names, w[1], w[2], w[3]);
-  case PT_KERR_INT_DIV: /* details: element, 0 division / 1 modulo (the renderer's convention) */
-    return pt_error(PT_EKERNEL, "%s: integer %s by zero at element %lld", names, w[2] ? "modulo" : "division", w[1]);
-  case PT_KERR_INT_POW:
-    return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent at element %lld", names, w[1]);
-  case PT_KERR_COUNT:
-    return pt_error(PT_EKERNEL, "%s: found %lld nonzero elements but the output was sized for %lld", names, w[2], w[1]);
-  default:
-    return pt_error(PT_EKERNEL, "%s: kernel error code %lld (details %lld, %lld, %lld)", names, w[0], w[1], w[2], w[3]);
-  }
-}
+/* ---- the error word (params.h; reported by the core's pt_kernel_error) -------------------- */
 
 int cuda_check_word(cuda_ctx *c) {
   long long w[4] = {0, 0, 0, 0};
@@ -178,7 +144,7 @@ int cuda_check_word(cuda_ctx *c) {
       c->kinds_since = 0;
     }
     pt_mutex_unlock(&c->lock);
-    return w[0] ? report(w, kinds) : PT_OK;
+    return w[0] ? pt_kernel_error(w[0], w + 1, kinds, NULL) : PT_OK;
   }
   CUresult r = cu.MemcpyDtoHAsync(w, c->errblk, sizeof w, c->svc);
   if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
@@ -191,7 +157,7 @@ int cuda_check_word(cuda_ctx *c) {
   }
   pt_mutex_unlock(&c->lock);
   if (r != CUDA_SUCCESS) return cu_fail(c, fn, r);
-  return w[0] ? report(w, kinds) : PT_OK;
+  return w[0] ? pt_kernel_error(w[0], w + 1, kinds, NULL) : PT_OK;
 }
 
 /* ---- fences ----------------------------------------------------------------------- */

@@ -69,38 +69,6 @@ static void wait_cb(mtl_ctx *c, id cb) {
 
 /* ---- the error block (params.h) ------------------------------------------------------ */
 
-static uint32_t writers(unsigned code) {
-  switch (code) {
-  case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
-  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
-  case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
-  default: return 0;
-  }
-}
-
-static int report(const pt_mtl_error *e, uint32_t launched) {
-  uint32_t who = launched & writers(e->code);
-  if (!who) who = launched;
-  char names[128] = "";
-  size_t len = 0;
-  for (int k = 0; k < PT_K_COUNT && len < sizeof names - 16; k++)
-    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", pt_program_kind_name(k));
-  if (!len) snprintf(names, sizeof names, "a kernel");
-  const long long *d = e->d;
-  switch (e->code) {
-  case PT_KERR_INDEX:
-    return pt_error(PT_EKERNEL, "%s: index %lld is out of range for axis %lld of size %lld", names, d[0], d[1], d[2]);
-  case PT_KERR_INT_DIV:
-    return pt_error(PT_EKERNEL, "%s: integer %s by zero at element %lld", names, d[1] ? "modulo" : "division", d[0]);
-  case PT_KERR_INT_POW:
-    return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent at element %lld", names, d[0]);
-  case PT_KERR_COUNT:
-    return pt_error(PT_EKERNEL, "%s: found %lld nonzero elements but the output was sized for %lld", names, d[1], d[0]);
-  default:
-    return pt_error(PT_EKERNEL, "%s: kernel error code %u (details %lld, %lld, %lld)", names, e->code, d[0], d[1], d[2]);
-  }
-}
-
 int mtl_check_block(mtl_ctx *c) {
   pt_mtl_error e;
   uint32_t kinds = 0;
@@ -116,7 +84,7 @@ int mtl_check_block(mtl_ctx *c) {
     c->kinds_since = 0;
   }
   pt_mutex_unlock(&c->errlock);
-  return e.code ? report(&e, kinds) : PT_OK;
+  return e.code ? pt_kernel_error(e.code, e.d, kinds, NULL) : PT_OK;
 }
 
 /* ---- host waits --------------------------------------------------------------------- */

@@ -204,39 +204,6 @@ int vk_drain(vk_ctx *c) {
 
 /* ---- the error block (params.h) ------------------------------------------------------- */
 
-/* Which kinds can write each PT_KERR_* code, to name the culprit among those launched. */
-static uint32_t writers(uint32_t code) {
-  switch (code) {
-  case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
-  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
-  case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
-  default: return 0;
-  }
-}
-
-static int report(vk_ctx *c, uint32_t code, const long long d[3], uint32_t launched) {
-  uint32_t who = launched & writers(code);
-  if (!who) who = launched;
-  char names[128] = "";
-  size_t len = 0;
-  for (int k = 0; k < PT_K_COUNT && len < sizeof names - 16; k++)
-    if (who & (1u << k)) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " or " : "", pt_program_kind_name(k));
-  if (!len) snprintf(names, sizeof names, "a kernel");
-  const char *dev = c->ph->name;
-  switch (code) {
-  case PT_KERR_INDEX:
-    return pt_error(PT_EKERNEL, "%s on vulkan (%s): index %lld is out of range for axis %lld of size %lld", names, dev, d[0], d[1], d[2]);
-  case PT_KERR_INT_DIV:
-    return pt_error(PT_EKERNEL, "%s on vulkan (%s): integer %s by zero at element %lld", names, dev, d[1] ? "modulo" : "division", d[0]);
-  case PT_KERR_INT_POW:
-    return pt_error(PT_EKERNEL, "%s on vulkan (%s): integer power with a negative exponent at element %lld", names, dev, d[0]);
-  case PT_KERR_COUNT:
-    return pt_error(PT_EKERNEL, "%s on vulkan (%s): found %lld nonzero elements but the output was sized for %lld", names, dev, d[1], d[0]);
-  default:
-    return pt_error(PT_EKERNEL, "%s on vulkan (%s): kernel error code %u (details %lld, %lld, %lld)", names, dev, code, d[0], d[1], d[2]);
-  }
-}
-
 int vk_check_block(vk_ctx *c) {
   volatile uint32_t *code = c->errblk->map;
   volatile int64_t *det = (volatile int64_t *)((char *)c->errblk->map + 8);
@@ -250,7 +217,10 @@ int vk_check_block(vk_ctx *c) {
     c->kinds_since = 0;
   }
   pt_mutex_unlock(&c->lock);
-  return k ? report(c, k, d, kinds) : PT_OK;
+  if (!k) return PT_OK;
+  char where[300];
+  snprintf(where, sizeof where, "vulkan (%s)", c->ph->name);
+  return pt_kernel_error(k, d, kinds, where);
 }
 
 /* ---- queues ------------------------------------------------------------------------- */
