@@ -89,6 +89,17 @@ struct pt_driver {
 extern const pt_driver *const pt_drivers[];
 extern const int pt_driver_count;
 
+/* A fence's outcome, sticky once known: status 0 unknown, 1 passed, < 0 the failure, whose
+ * text is kept so that polling it again, even after later errors, reports the same. Drivers
+ * keep one per fence and call these under their own lock. */
+typedef struct { int status; char *msg; } pt_outcome;
+/* Records st unless a failure is already known (PT_OK: passed; else the failure with this
+ * thread's error text); returns PT_OK, or the known failure with its text raised again. */
+int pt_outcome_settle(pt_outcome *o, int st);
+/* 0 unknown, 1 passed, or the known failure with its text raised again. */
+int pt_outcome_get(const pt_outcome *o);
+void pt_outcome_free(pt_outcome *o);
+
 /* Error text for the calling thread; returns status so drivers can `return pt_error(...)`. */
 int pt_error(int status, const char *fmt, ...);
 

@@ -5,6 +5,7 @@
  * message a driver already wrote, so the text reads outermost-first.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "core.h"
@@ -37,4 +38,27 @@ int pt_error_prefix(int status, const char *fmt, ...) {
 PT_API int32_t pt_last_error(uint8_t *buf, int32_t cap) {
   if (buf && cap > 0) memcpy(buf, last_error, (size_t)(last_len < cap ? last_len : cap));
   return last_len;
+}
+
+int pt_outcome_settle(pt_outcome *o, int st) {
+  if (o->status >= 0 && st == PT_OK) o->status = 1;
+  else if (o->status >= 0) {
+    char msg[1024];
+    int n = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
+    msg[n < 0 ? 0 : n < (int)sizeof msg - 1 ? n : (int)sizeof msg - 1] = 0;
+    free(o->msg);
+    if ((o->msg = malloc(strlen(msg) + 1))) strcpy(o->msg, msg);
+    o->status = st;
+  }
+  return o->status < 0 ? pt_outcome_get(o) : PT_OK;
+}
+
+int pt_outcome_get(const pt_outcome *o) {
+  if (o->status < 0) pt_error(o->status, "%s", o->msg ? o->msg : "work before this fence failed");
+  return o->status;
+}
+
+void pt_outcome_free(pt_outcome *o) {
+  free(o->msg);
+  o->msg = NULL;
 }

@@ -39,7 +39,7 @@ typedef struct {
 } cuda_ctx;
 
 typedef struct { CUstream s; int capturing; uint32_t capture_kinds; } cuda_queue;
-typedef struct { CUevent ev; int status; char *msg; } cuda_fence; /* status: a failure seen once sticks */
+typedef struct { CUevent ev; pt_outcome out; } cuda_fence; /* a failure seen once sticks */
 typedef struct { int kind; CUmodule mod; CUfunction fn; } cuda_prog;
 
 /* cuda.c */

@@ -184,17 +184,7 @@ int cuda_fence_record(void *ctx, void *queue, void **out) {
 static int settle(cuda_ctx *c, cuda_fence *f) {
   int st = cuda_check_word(c);
   pt_mutex_lock(&c->lock);
-  if (st == PT_OK) {
-    if (f->status == 0) f->status = 1;
-  } else if (f->status >= 0) {
-    char msg[1024];
-    int n = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
-    msg[n < (int)sizeof msg - 1 ? n : (int)sizeof msg - 1] = 0;
-    f->msg = malloc(strlen(msg) + 1);
-    if (f->msg) strcpy(f->msg, msg);
-    f->status = st;
-  }
-  st = f->status < 0 ? f->status : PT_OK;
+  st = pt_outcome_settle(&f->out, st);
   pt_mutex_unlock(&c->lock);
   return st;
 }
@@ -202,8 +192,7 @@ static int settle(cuda_ctx *c, cuda_fence *f) {
 /* A failure this fence reported before, reported again; else 0 (unknown) or 1 (passed). */
 static int remembered(cuda_ctx *c, cuda_fence *f) {
   pt_mutex_lock(&c->lock);
-  int st = f->status;
-  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "cuda: a kernel before this fence failed");
+  int st = pt_outcome_get(&f->out);
   pt_mutex_unlock(&c->lock);
   return st;
 }
@@ -257,6 +246,6 @@ void cuda_fence_free(void *ctx, void *fence) {
   cuda_ctx *c = ctx;
   cuda_fence *f = fence;
   if (cu_enter(c) == PT_OK) cu.EventDestroy(f->ev);
-  free(f->msg);
+  pt_outcome_free(&f->out);
   free(f);
 }

@@ -38,7 +38,7 @@ typedef struct {
 } hip_ctx;
 
 typedef struct { hipStream_t s; } hip_queue;
-typedef struct { hipEvent_t ev; int status; char *msg; } hip_fence; /* status: a failure seen once sticks */
+typedef struct { hipEvent_t ev; pt_outcome out; } hip_fence; /* a failure seen once sticks */
 typedef struct { int kind; hipModule_t mod; hipFunction_t fn; } hip_prog;
 
 /* hip.c */

@@ -169,17 +169,7 @@ int hipd_fence_record(void *ctx, void *queue, void **out) {
 static int settle(hip_ctx *c, hip_fence *f) {
   int st = hipd_check_word(c);
   pt_mutex_lock(&c->lock);
-  if (st == PT_OK) {
-    if (f->status == 0) f->status = 1;
-  } else if (f->status >= 0) {
-    char msg[1024];
-    int n = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
-    msg[n < (int)sizeof msg - 1 ? (n > 0 ? n : 0) : (int)sizeof msg - 1] = 0;
-    f->msg = malloc(strlen(msg) + 1);
-    if (f->msg) strcpy(f->msg, msg);
-    f->status = st;
-  }
-  st = f->status < 0 ? f->status : PT_OK;
+  st = pt_outcome_settle(&f->out, st);
   pt_mutex_unlock(&c->lock);
   return st;
 }
@@ -187,8 +177,7 @@ static int settle(hip_ctx *c, hip_fence *f) {
 /* A failure this fence reported before, reported again; else 0 (unknown) or 1 (passed). */
 static int remembered(hip_ctx *c, hip_fence *f) {
   pt_mutex_lock(&c->lock);
-  int st = f->status;
-  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "hip: a kernel before this fence failed");
+  int st = pt_outcome_get(&f->out);
   pt_mutex_unlock(&c->lock);
   return st;
 }
@@ -242,6 +231,6 @@ void hipd_fence_free(void *ctx, void *fence) {
   hip_ctx *c = ctx;
   hip_fence *f = fence;
   if (hip_enter(c) == PT_OK) hip.EventDestroy(f->ev);
-  free(f->msg);
+  pt_outcome_free(&f->out);
   free(f);
 }

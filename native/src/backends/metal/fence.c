@@ -147,27 +147,14 @@ int mtl_fence_record(void *ctx, void *queue, void **out) {
 static int settle(mtl_fence *f, int st) {
   pt_mutex *l = &f->q->c->lock;
   pt_mutex_lock(l);
-  if (f->status >= 0) {
-    if (st == PT_OK) f->status = 1;
-    else {
-      char msg[1024];
-      int n = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
-      msg[n < (int)sizeof msg - 1 ? n : (int)sizeof msg - 1] = 0;
-      free(f->msg);
-      if ((f->msg = malloc(strlen(msg) + 1))) strcpy(f->msg, msg);
-      f->status = st;
-    }
-  }
-  st = f->status < 0 ? f->status : PT_OK;
-  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "metal: work before this fence failed");
+  st = pt_outcome_settle(&f->out, st);
   pt_mutex_unlock(l);
   return st;
 }
 
 static int remembered(mtl_fence *f) {
   pt_mutex_lock(&f->q->c->lock);
-  int st = f->status;
-  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "metal: work before this fence failed");
+  int st = pt_outcome_get(&f->out);
   pt_mutex_unlock(&f->q->c->lock);
   return st;
 }
@@ -237,7 +224,7 @@ void mtl_fence_free(void *ctx, void *fence) {
   mtl_release(f->cb);
   mtl_unpool(pool);
   mtl_queue *q = f->q;
-  free(f->msg);
+  pt_outcome_free(&f->out);
   free(f);
   mtl_queue_put(q);
 }

@@ -168,7 +168,7 @@ struct mtl_queue {
   int npend, cappend;
 };
 
-typedef struct { mtl_queue *q; id cb; uint64_t value; int status; char *msg; } mtl_fence;
+typedef struct { mtl_queue *q; id cb; uint64_t value; pt_outcome out; } mtl_fence;
 typedef struct { int kind; id pso; } mtl_prog;
 
 #define PT_MTL_BATCH 128 /* dispatches per command buffer before it is committed unasked */

@@ -45,17 +45,7 @@ int vk_fence_record(void *ctx, void *queue, void **out) {
 static int settle(vk_ctx *c, vk_fence *f) {
   int st = vk_check_block(c);
   pt_mutex_lock(&c->lock);
-  if (st == PT_OK) {
-    if (f->status == 0) f->status = 1;
-  } else if (f->status >= 0) {
-    char msg[1024];
-    int n = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
-    msg[n < (int)sizeof msg - 1 ? n : (int)sizeof msg - 1] = 0;
-    f->msg = malloc(strlen(msg) + 1);
-    if (f->msg) strcpy(f->msg, msg);
-    f->status = st;
-  }
-  st = f->status < 0 ? f->status : PT_OK;
+  st = pt_outcome_settle(&f->out, st);
   vkq_reap(c, f->q);
   pt_mutex_unlock(&c->lock);
   return st;
@@ -65,8 +55,7 @@ static int settle(vk_ctx *c, vk_fence *f) {
  * When still unknown, submits the fence's batch if it is still being recorded. */
 static int remembered(vk_ctx *c, vk_fence *f) {
   pt_mutex_lock(&c->lock);
-  int st = f->status;
-  if (st < 0) pt_error(st, "%s", f->msg ? f->msg : "vulkan: a kernel before this fence failed");
+  int st = pt_outcome_get(&f->out);
   if (st == 0 && f->q->submitted < f->value) st = vkq_submit(c, f->q);
   pt_mutex_unlock(&c->lock);
   return st;
@@ -160,6 +149,6 @@ void vk_fence_free(void *ctx, void *fence) {
   if (f->slot >= 0) c->qused[f->slot] = 0;
   vkq_unref(c, f->q);
   pt_mutex_unlock(&c->lock);
-  free(f->msg);
+  pt_outcome_free(&f->out);
   free(f);
 }

@@ -97,8 +97,7 @@ typedef struct {
   vk_queue *q;
   uint64_t value;
   int slot;   /* timestamp query, or -1 */
-  int status; /* 0 unknown, 1 passed, < 0 the failure it reported (kept) */
-  char *msg;
+  pt_outcome out; /* sticky once known */
 } vk_fence;
 
 typedef struct {
