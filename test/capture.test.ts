@@ -91,3 +91,53 @@ test("disposing a step frees its buffers; a disposed step refuses calls", () => 
   assert.equal(pt.liveBytes(), base, "dispose freed the recording");
   assertTensorError(() => step(x), /disposed/);
 });
+
+test("a long step replays right, also several times in a row before a read", () => {
+  // More launches than one Vulkan batch holds (512), so a recording spans several params chunks.
+  using w = randomTensor(10, [4, 4]);
+  const long = (t: pt.Tensor) => {
+    let y = t;
+    for (let i = 0; i < 260; i++) y = y.matmul(w).tanh().add(0.25);
+    return y;
+  };
+  using step = pt.capture(long);
+  using x = randomTensor(11, [2, 4]);
+  step(x).dispose();
+  for (let i = 0; i < 2; i++) step(x).dispose();
+  using got = step(x);
+  using want = long(x);
+  assert.deepEqual(values(got), values(want));
+  assert.equal(step.replays, 3);
+});
+
+test("devices whose driver records steps itself report the graphs capability", () => {
+  const dev = pt.defaultDevice();
+  // CUDA and HIP report it when their runtime has the graph API; the CPU and Metal replay a list.
+  const native: Record<string, boolean> = { vulkan: true, cpu: false, metal: false };
+  if (dev.backend in native) assert.equal(dev.has("graphs"), native[dev.backend], `${dev.id} graphs`);
+});
+
+test("a step recorded inside withQueue records on that queue and replays on the caller's queue", () => {
+  using q = pt.queue();
+  using step = pt.capture((a: pt.Tensor, b: pt.Tensor) => a.mul(b).add(1));
+  pt.withQueue(q, () => {
+    using a = pt.tensor([1, 2, 3]), b = pt.tensor([4, 5, 6]);
+    using r = step(a, b);
+    assert.deepEqual(values(r), [5, 11, 19], "the recording call");
+    using c = pt.tensor([2, 2, 2]);
+    using r2 = step(c, b);
+    assert.deepEqual(values(r2), [9, 11, 13], "a replay on the same queue uses the new input");
+  });
+  using x = pt.tensor([1, 1, 1]);
+  using r3 = step(x, x);
+  assert.deepEqual(values(r3), [2, 2, 2], "a replay on the default queue uses the new inputs");
+  assert.equal(step.recordings, 1);
+  assert.equal(step.replays, 2);
+});
+
+test("work sent to another queue while a step records is an error", () => {
+  using q = pt.queue();
+  using a = pt.tensor([1, 2, 3]);
+  using step = pt.capture((x: pt.Tensor) => pt.withQueue(q, () => pt.eager(() => x.add(1))));
+  assertTensorError(() => step(a), /another queue/);
+});

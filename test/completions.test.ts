@@ -75,7 +75,7 @@ test("a failure on the default queue fails its completion; a disposed or closed 
   const d = dev();
   const dq = pt.defaultQueue(d);
   using x = pt.tensor([[1, 2], [3, 4]]);
-  await dq.done(); // start clean
+  await dq.done().catch(() => {}); // start clean: takes a failure another test's op left for the next completion
   assertTensorError(() => x.indexSelect(1, idx([-9])), /indexSelect/);
   const failed = dq.record();
   assertFailed(failed, /indexSelect/);

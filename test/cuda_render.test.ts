@@ -236,3 +236,106 @@ test("cuda: an elementwise block that cannot fit pt_params is refused when rende
   const c = (index: number): Expr => ({ k: "const", index, dtype: "float32" });
   assert.throws(() => cudaElementwiseSource(binary("add", load(0, "float32"), c(300), "float32"), 1), /argument slots/);
 });
+
+/**
+ * Runs an elementwise program as C++ on the CPU: every thread of a 3-block grid in turn
+ * (thread 0 of a block first, so the general path's shared-memory setup precedes its use).
+ * Views are 1-D: `views[v]` = [dtype code, offset, bytes of buffer]; inputs get `data`.
+ */
+function runOnCpu(dir: string, name: string, src: string, n: number, views: number[][], consts: number[], data: Uint8Array[]): Uint8Array {
+  const driver = String.raw`
+#include <stdio.h>
+#include <stdlib.h>
+#include "shim.h"
+pt_dim3 threadIdx, blockIdx, blockDim, gridDim;
+void __syncthreads() {}
+unsigned long long atomicCAS(unsigned long long *p, unsigned long long e, unsigned long long v) { unsigned long long o = *p; if (o == e) *p = v; return o; }
+#include "${name}.cu"
+static const long long views[][3] = {${views.map((v) => `{${v.join(", ")}}`).join(", ")}};
+static const double consts[] = {0${consts.map((c) => `, ${c}`).join("")}};
+int main() {
+  const int nv = ${views.length}, nc = ${consts.length};
+  static pt_params P;
+  static unsigned long long err[4];
+  P.err = (unsigned long long)err;
+  P.a[0] = 1, P.a[1] = ${n};
+  for (int d = 1; d < 8; d++) P.a[1 + d] = 1;
+  P.a[9] = nv;
+  for (int v = 0; v < nv; v++) {
+    char *b = (char *)calloc(1, views[v][2] + 64);
+    if (v > 0 && fread(b, 1, views[v][2], stdin) != (size_t)views[v][2]) return 3;
+    P.buf[v] = (unsigned long long)b;
+    double *w = &P.a[10 + 11 * v];
+    w[0] = v, w[1] = views[v][0], w[2] = views[v][1], w[3] = 1;
+  }
+  P.a[10 + 11 * nv] = nc;
+  for (int c = 0; c < nc; c++) P.a[11 + 11 * nv + c] = consts[c + 1];
+  gridDim.x = 3, blockDim.x = PT_BLOCK;
+  for (blockIdx.x = 0; blockIdx.x < 3; blockIdx.x++)
+    for (threadIdx.x = 0; threadIdx.x < PT_BLOCK; threadIdx.x++) pt_main(P);
+  fwrite((char *)P.buf[0], 1, views[0][2], stdout);
+  return err[0] ? 4 : 0;
+}
+`;
+  writeFileSync(join(dir, `${name}.cu`), src.replace(/\0$/, ""));
+  writeFileSync(join(dir, `${name}.cc`), driver);
+  const exe = join(dir, name);
+  const cc = spawnSync("g++", ["-std=c++17", "-O1", "-w", "-x", "c++", join(dir, `${name}.cc`), "-o", exe, "-lm"], { encoding: "utf8" });
+  assert.equal(cc.status, 0, `g++ failed on ${name}:\n${(cc.stderr ?? "").slice(0, 3000)}`);
+  const input = new Uint8Array(data.reduce((s, d) => s + d.length, 0));
+  data.reduce((at, d) => (input.set(d, at), at + d.length), 0);
+  const run = spawnSync(exe, [], { input, maxBuffer: 1 << 24 });
+  assert.equal(run.status, 0, `${name} exited with ${run.status}`);
+  return new Uint8Array(run.stdout);
+}
+
+test("cuda: a linear-layout program computes what the general program computes (both run as C++ on the CPU)", () => {
+  if (!hasGxx()) {
+    console.log("cuda_render: g++ not found; skipping the CPU run of the linear-layout programs");
+    return;
+  }
+  const code = { float32: 0, float16: 1, float64: 3, int32: 4, int64: 5, uint8: 6 } as const;
+  const size = { float32: 4, float16: 2, float64: 8, int32: 4, int64: 8, uint8: 1 } as const;
+  const c0: Expr = { k: "const", index: 0, dtype: "float32" };
+  const idx: Expr = cast({ k: "index", dtype: "int32" }, "float32");
+  const cases: { name: string; expr: Expr; dtypes: (keyof typeof code)[] }[] = [
+    { name: "add_f32", expr: binary("add", load(0, "float32"), load(1, "float32"), "float32"), dtypes: ["float32", "float32", "float32"] },
+    {
+      name: "f16_index_to_u8",
+      expr: cast(binary("add", binary("mul", cast(load(0, "float16"), "float32"), c0, "float32"), idx, "float32"), "uint8"),
+      dtypes: ["uint8", "float16"],
+    },
+    {
+      name: "i64_floor_div_to_f64",
+      expr: cast(binary("div", load(0, "int64"), cast(load(1, "int32"), "int64"), "int64"), "float64"),
+      dtypes: ["float64", "int64", "int32"],
+    },
+  ];
+  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-lin-"));
+  try {
+    writeFileSync(join(dir, "shim.h"), SHIM);
+    for (const c of cases) {
+      for (const [n, offset] of [[1000, 0], [1003, 0], [999, 5], [3, 0]]) {
+        const views = c.dtypes.map((d) => [code[d], offset, (n + offset) * size[d]]);
+        const data = c.dtypes.slice(1).map((d, k) => {
+          const bytes = new Uint8Array((n + offset) * size[d]);
+          if (d === "int64") new BigInt64Array(bytes.buffer).forEach((_, i, a) => a[i] = BigInt((i * 7919 + k) % 211 - 100));
+          else if (d === "int32") new Int32Array(bytes.buffer).forEach((_, i, a) => a[i] = (i * 31 + k) % 17 - 8 || 3); // never 0: a divisor
+          else if (d === "float32") new Float32Array(bytes.buffer).forEach((_, i, a) => a[i] = Math.sin(i + k) * 100);
+          else if (d === "float16") new Uint16Array(bytes.buffer).forEach((_, i, a) => a[i] = 0x3c00 + ((i * 37) & 0x7ff) - 0x400);
+          return bytes;
+        });
+        const general = runOnCpu(dir, `g_${c.name}`, cudaElementwiseSource(c.expr, c.dtypes.length - 1), n, views, [3.5], data);
+        const prog = cudaRenderer.elementwiseLinear!(c.expr, c.dtypes.length - 1, c.dtypes.map((d) => code[d]));
+        assert.ok(prog.key.startsWith(`cuda:L${c.dtypes.map((d) => code[d]).join(".")}:`), prog.key);
+        const linear = runOnCpu(dir, `l_${c.name}`, decode(prog.source), n, views, [3.5], data);
+        assert.equal(linear.length, general.length);
+        const first = linear.findIndex((b, i) => b !== general[i]);
+        assert.equal(first, -1, `${c.name} n=${n} offset=${offset}: byte ${first} differs`);
+        assert.ok(general.some((b) => b !== 0), `${c.name}: the output was written`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

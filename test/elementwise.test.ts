@@ -1,5 +1,10 @@
 import * as pt from "../mod.ts";
-import { assert, assertClose, rng, test } from "./harness.ts";
+import { check, native } from "../src/runtime/native.ts";
+import { ArgBlock, type ViewRef } from "../src/kernels/block.ts";
+import type { Expr } from "../src/kernels/ir.ts";
+import { rendererFor, runElementwise } from "../src/kernels/launch.ts";
+import { type DType, DTYPES } from "../src/tensor/dtype.ts";
+import { assert, assertClose, assertTensorError, rng, test } from "./harness.ts";
 
 const f32 = Math.fround;
 function randomArray(n: number, seed: number, lo = -3, hi = 3): number[] {
@@ -237,4 +242,302 @@ test("functional forms match methods", () => {
   assert.deepEqual([...pt.sqrt(a).toArray()], [1, 2, 3]);
   assert.deepEqual([...pt.add(1, a).toArray()], [2, 5, 10]);
   assert.deepEqual([...pt.sub(10, a).toArray()], [9, 6, 1]);
+});
+
+// ---- the linear layout ----------------------------------------------------------------------
+// A launch whose views are all contiguous over one dim (after collapsing), each in its own
+// buffer, may run a program made for that layout and those dtypes (launch.ts linearLayout);
+// it must compute exactly what the general program computes.
+
+const dev = pt.defaultDevice();
+const load = (input: number, dtype: DType): Expr => ({ k: "load", input, dtype });
+const cst = (index: number, dtype: DType): Expr => ({ k: "const", index, dtype });
+const cvt = (a: Expr, dtype: DType): Expr => ({ k: "cast", a, dtype });
+const un = (op: "neg" | "nonzero" | "isnan" | "sin", a: Expr, dtype: DType): Expr => ({ k: "unary", op, a, dtype });
+const bin = (op: "add" | "sub" | "mul" | "div" | "mod" | "gt" | "logicalXor", a: Expr, b: Expr, dtype: DType): Expr => ({
+  k: "binary",
+  op,
+  a,
+  b,
+  dtype,
+});
+
+/** The general program and the linear-layout one for views of these dtypes (the same where the language has none). */
+function programsFor(expr: Expr, dtypes: readonly DType[]): { general: number; linear: number } {
+  const r = rendererFor(dev), n = dtypes.length - 1;
+  const g = r.elementwise(expr, n);
+  const general = dev.program(g.kind, g.source, g.key, n + 1);
+  if (!r.elementwiseLinear) return { general, linear: general };
+  const l = r.elementwiseLinear(expr, n, dtypes.map((d) => DTYPES[d].code));
+  return { general, linear: dev.program(l.kind, l.source, l.key, n + 1) };
+}
+
+/** The programs launched while fn runs, in order (pt_launch watched). */
+function launched(fn: () => void): number[] {
+  const lib = native as { pt_launch: typeof native.pt_launch };
+  const orig = lib.pt_launch, seen: number[] = [];
+  lib.pt_launch = (q, program, args, n) => {
+    seen.push(program);
+    return orig(q, program, args, n);
+  };
+  try {
+    fn();
+  } finally {
+    lib.pt_launch = orig;
+  }
+  return seen;
+}
+
+/** Raw bytes of `count` elements of dt: varied values, signed zeros, infinities, one NaN (never 0 for integers, as divisors). */
+function rawData(dt: DType, count: number, seed: number): Uint8Array {
+  const r = rng(seed), bytes = new Uint8Array(count * DTYPES[dt].size), buf = bytes.buffer;
+  const SPECIAL = [0, -0, Infinity, -Infinity, NaN, 0.5, 2.5, -1.5, 255.5, 300, 65520, 1e30, -1e30, 2 ** 31, -(2 ** 63)];
+  const float = () => (r() < 0.25 ? SPECIAL[Math.floor(r() * SPECIAL.length)] : (r() < 0.5 ? -1 : 1) * 2 ** (r() * 40 - 16));
+  const bits16 = (nan: number, expMask: number) => {
+    const b = Math.floor(r() * 65536);
+    return (b & expMask) === expMask && (b & ~expMask & 0x7fff) !== 0 ? nan : b; // one NaN encoding
+  };
+  for (let i = 0; i < count; i++) {
+    switch (dt) {
+      case "float32":
+        new Float32Array(buf)[i] = float();
+        break;
+      case "float64":
+        new Float64Array(buf)[i] = float() * (1 + r() / 3);
+        break;
+      case "float16":
+        new Uint16Array(buf)[i] = bits16(0x7e00, 0x7c00);
+        break;
+      case "bfloat16":
+        new Uint16Array(buf)[i] = bits16(0x7fc0, 0x7f80);
+        break;
+      case "int32":
+        new Int32Array(buf)[i] = (r() < 0.5 ? Math.floor(r() * 2 ** 32) - 2 ** 31 : Math.floor(r() * 41) - 20) || 7;
+        break;
+      case "int64":
+        new BigInt64Array(buf)[i] = r() < 0.5
+          ? BigInt(Math.floor(r() * 2 ** 53) - 2 ** 52) * 977n || 7n
+          : BigInt(Math.floor(r() * 41) - 20) || -3n;
+        break;
+      case "uint8":
+        bytes[i] = Math.floor(r() * 256);
+        break;
+      case "bool":
+        bytes[i] = r() < 0.5 ? 1 : 0;
+        break;
+    }
+  }
+  return bytes;
+}
+
+const LINEAR_CASES: { name: string; expr: Expr; dtypes: DType[]; consts: number[] }[] = [
+  {
+    name: "add f32",
+    expr: bin("add", load(0, "float32"), load(1, "float32"), "float32"),
+    dtypes: ["float32", "float32", "float32"],
+    consts: [],
+  },
+  {
+    name: "f16 * c + INDEX -> u8",
+    expr: cvt(
+      bin(
+        "add",
+        bin("mul", cvt(load(0, "float16"), "float32"), cst(0, "float32"), "float32"),
+        cvt({ k: "index", dtype: "int32" }, "float32"),
+        "float32",
+      ),
+      "uint8",
+    ),
+    dtypes: ["uint8", "float16"],
+    consts: [3.5],
+  },
+  {
+    name: "i64 floor-div i32 -> f64",
+    expr: cvt(bin("div", load(0, "int64"), cvt(load(1, "int32"), "int64"), "int64"), "float64"),
+    dtypes: ["float64", "int64", "int32"],
+    consts: [],
+  },
+  {
+    name: "bool xor (f64 > c) -> bool",
+    expr: bin("logicalXor", un("nonzero", load(0, "bool"), "bool"), bin("gt", load(1, "float64"), cst(0, "float64"), "bool"), "bool"),
+    dtypes: ["bool", "bool", "float64"],
+    consts: [0.25],
+  },
+  {
+    name: "f64 * bf16 -> bf16",
+    expr: cvt(bin("mul", cvt(load(0, "float64"), "float32"), cvt(load(1, "bfloat16"), "float32"), "float32"), "bfloat16"),
+    dtypes: ["bfloat16", "float64", "bfloat16"],
+    consts: [],
+  },
+  {
+    name: "f32 * c -> i32 (saturating)",
+    expr: cvt(bin("mul", load(0, "float32"), cst(0, "float32"), "float32"), "int32"),
+    dtypes: ["int32", "float32"],
+    consts: [1e6],
+  },
+  { name: "f64 -> u8 (wrapping)", expr: cvt(load(0, "float64"), "uint8"), dtypes: ["uint8", "float64"], consts: [] },
+  {
+    name: "INDEX * c + i64",
+    expr: bin("add", bin("mul", { k: "index", dtype: "int64" }, cst(0, "int64"), "int64"), load(0, "int64"), "int64"),
+    dtypes: ["int64", "int64"],
+    consts: [3],
+  },
+  {
+    name: "arange-like (INDEX only, no inputs)",
+    expr: cvt(
+      bin("add", cst(0, "float64"), bin("mul", { k: "index", dtype: "float64" }, cst(1, "float64"), "float64"), "float64"),
+      "float32",
+    ),
+    dtypes: ["float32"],
+    consts: [-5, 0.25],
+  },
+  { name: "sin f32 -> f64", expr: cvt(un("sin", load(0, "float32"), "float32"), "float64"), dtypes: ["float64", "float32"], consts: [] },
+  {
+    name: "where(i32 > u8, i32 * u8, i32 - u8) wrapping",
+    expr: {
+      k: "where",
+      c: bin("gt", load(0, "int32"), load(1, "uint8"), "bool"),
+      a: bin("mul", load(0, "int32"), load(1, "uint8"), "int32"),
+      b: bin("sub", load(0, "int32"), load(1, "uint8"), "int32"),
+      dtype: "int32",
+    },
+    dtypes: ["int32", "int32", "uint8"],
+    consts: [],
+  },
+  { name: "isnan(f16) -> bool", expr: un("isnan", cvt(load(0, "float16"), "float32"), "bool"), dtypes: ["bool", "float16"], consts: [] },
+  { name: "u8 -> f16", expr: cvt(load(0, "uint8"), "float16"), dtypes: ["float16", "uint8"], consts: [] },
+  {
+    name: "i64 -> f32 -> i32, stored as bool",
+    expr: cvt(cvt(load(0, "int64"), "float32"), "int32"),
+    dtypes: ["bool", "int64"],
+    consts: [],
+  },
+];
+
+test("linear-layout programs compute bit for bit what the general program computes (mixed dtypes, offsets, sizes, 0-d)", () => {
+  if (!rendererFor(dev).elementwiseLinear) return; // this language runs the general program for every layout
+  const sizes = [0, 1, 3, 4, 5, 64, 257, 1031, 4099]; // 0: a 0-d launch (rank 0, one element)
+  // element offsets of the output, then of every input: aligned, unaligned, and each against the other
+  const offsets = [[0, 0], [1, 1], [3, 3], [4, 8], [0, 1], [2, 0], [5, 7]];
+  let compared = 0;
+  for (const [c, { name, expr, dtypes, consts }] of LINEAR_CASES.entries()) {
+    const { general, linear } = programsFor(expr, dtypes);
+    assert.notEqual(general, linear, `${name}: two programs`);
+    for (const size of sizes) {
+      const n = Math.max(size, 1), shape = size === 0 ? [] : [n], strides = size === 0 ? [] : [1];
+      for (const [oOut, oIn] of offsets) {
+        const offs = dtypes.map((_, v) => (v === 0 ? oOut : oIn + v - 1));
+        const inputs = dtypes.slice(1).map((d, k) => pt.tensor(rawData(d, offs[k + 1] + n, 1000 * c + 10 * k + n), { dtype: "uint8" }));
+        const outs = [0, 1].map(() => pt.full([(oOut + n) * DTYPES[dtypes[0]].size], 0xa5, { dtype: "uint8" }));
+        try {
+          const got = [general, linear].map((program, k) => {
+            const views: ViewRef[] = [outs[k], ...inputs].map((t, v) => ({ buf: t.buf, dtype: dtypes[v], offset: offs[v], strides }));
+            const blk = new ArgBlock();
+            blk.push(shape.length).pad8(shape, 1).push(views.length);
+            for (const v of views) blk.view(v);
+            const args = blk.push(consts.length, ...consts).finish();
+            check(native.pt_launch(dev.queue, program, args, args.length), "launch");
+            return outs[k].toArray() as Uint8Array;
+          });
+          const what = `${name}, ${size === 0 ? "0-d" : `n=${n}`}, offsets ${offs}`;
+          const first = got[1].findIndex((b, i) => b !== got[0][i]);
+          assert.equal(first, -1, `${what}: byte ${first} differs (general ${got[0][first]}, linear ${got[1][first]})`);
+          const size0 = DTYPES[dtypes[0]].size;
+          assert.ok(got[1].subarray(0, oOut * size0).every((b) => b === 0xa5), `${what}: nothing before the offset is written`);
+          compared++;
+        } finally {
+          for (const t of [...inputs, ...outs]) t.dispose();
+        }
+      }
+    }
+  }
+  assert.equal(compared, LINEAR_CASES.length * sizes.length * offsets.length);
+});
+
+test("contiguous operands take the linear-layout program; strided, broadcast, aliased and in-place ones the general one", () => {
+  pt.eager(() => {
+    const add32 = bin("add", load(0, "float32"), load(1, "float32"), "float32");
+    const p = programsFor(add32, ["float32", "float32", "float32"]);
+    const xs = randomArray(15, 21), ys = randomArray(15, 22);
+    using x = pt.tensor(xs), y = pt.tensor(ys);
+    const ref = (i: number, j = i) => f32(xs[i] + ys[j]);
+    const expectRun = (what: string, program: number, fn: () => pt.Tensor, want: number[]) => {
+      let out: pt.Tensor | undefined;
+      assert.deepEqual(launched(() => out = fn()), [program], `${what}: ${program === p.linear ? "linear" : "general"} program`);
+      using o = out!;
+      assert.deepEqual([...o.toArray()], want, what);
+    };
+    const all = xs.map((_, i) => i);
+    expectRun("contiguous", p.linear, () => x.add(y), all.map((i) => ref(i)));
+    // slices of a contiguous tensor that start at 1 and 2: contiguous, offsets not multiples of 4, 13 elements
+    using xs1 = x.slice(0, 1, 14), ys2 = y.narrow(0, 2, 13);
+    assert.equal(xs1.offset, 1);
+    expectRun("offsets 1 and 2", p.linear, () => xs1.add(ys2), all.slice(0, 13).map((i) => ref(i + 1, i + 2)));
+    // 2-d contiguous collapses to one dim
+    using x2 = x.reshape(3, 5), y2 = y.reshape(3, 5);
+    expectRun("[3, 5] contiguous", p.linear, () => x2.add(y2), all.map((i) => ref(i)));
+    using xv = x.slice(0, 0, 15); // another view of x's buffer
+    expectRun("one buffer read as two inputs", p.general, () => x.add(xv), all.map((i) => f32(xs[i] + xs[i])));
+    using row = y.slice(0, 0, 5);
+    expectRun("broadcast", p.general, () => x2.add(row), all.map((i) => ref(i, i % 5)));
+    using xt = x.reshape(5, 3).T, yt = y.reshape(5, 3).T;
+    expectRun("transposed", p.general, () => xt.add(yt), [0, 3, 6, 9, 12, 1, 4, 7, 10, 13, 2, 5, 8, 11, 14].map((i) => ref(i)));
+    using step2 = x.slice(0, 0, 15, 2), ystep = y.slice(0, 0, 15, 2);
+    expectRun("step 2", p.general, () => step2.add(ystep), all.filter((i) => i % 2 === 0).map((i) => ref(i)));
+    // 0-d tensors are one element, linear
+    using s = pt.tensor(1.5), t = pt.tensor(-4);
+    expectRun("0-d", p.linear, () => s.add(t), [-2.5]);
+    // mixed dtypes: f16 + f32 computes in f32
+    using h = pt.tensor(xs).cast("float16");
+    const mixed = bin("add", cvt(load(0, "float16"), "float32"), load(1, "float32"), "float32");
+    const hs = [...h.toArray()].map(Number);
+    expectRun(
+      "f16 + f32",
+      programsFor(mixed, ["float32", "float16", "float32"]).linear,
+      () => h.add(y),
+      all.map((i) => f32(hs[i] + ys[i])),
+    );
+    // INDEX: arange's expression
+    const arangeExpr = cvt(
+      bin("add", cst(0, "float64"), bin("mul", { k: "index", dtype: "float64" }, cst(1, "float64"), "float64"), "float64"),
+      "float32",
+    );
+    expectRun("arange", programsFor(arangeExpr, ["float32"]).linear, () => pt.arange(2, 9, 0.5), all.slice(0, 14).map((i) => 2 + 0.5 * i));
+
+    // In place: the output is the input's buffer, so the general program runs.
+    const neg = un("neg", load(0, "float32"), "float32");
+    const q = programsFor(neg, ["float32", "float32"]);
+    using z = pt.tensor(xs);
+    assert.deepEqual(launched(() => runElementwise(dev, "neg", neg, [15], z, [z], [])), [q.general], "in place: general");
+    assert.deepEqual([...z.toArray()], xs.map((v) => -v));
+    using w = pt.tensor(xs);
+    const wIn: ViewRef = { buf: w.buf, dtype: "float32", offset: 1, strides: [1] }; // the same buffer, shifted by one
+    const wOut: ViewRef = { buf: w.buf, dtype: "float32", offset: 0, strides: [1] };
+    assert.deepEqual(launched(() => runElementwise(dev, "neg", neg, [14], wOut, [wIn], [])), [q.general], "overlapping: general");
+    const wv = [...w.toArray()];
+    assert.deepEqual([wv[13], wv[14]], [-xs[14], xs[14]], "the last element read the untouched one after it"); // the rest race
+    using u = pt.tensor(xs), fresh = pt.empty([15]);
+    assert.deepEqual(launched(() => runElementwise(dev, "neg", neg, [15], fresh, [u], [])), [q.linear], "a new output: linear");
+    assert.deepEqual([...fresh.toArray()], xs.map((v) => -v));
+  });
+});
+
+test("INDEX-based creation (arange, linspace, eye) and an integer error run on the linear layout", () => {
+  pt.eager(() => {
+    using a = pt.arange(0, 1031);
+    assert.deepEqual([...a.toArray()], Array.from({ length: 1031 }, (_, i) => i));
+    using l = pt.linspace(-1, 1, 5);
+    assert.deepEqual([...l.toArray()], [-1, -0.5, 0, 0.5, 1]);
+    using e = pt.eye(3, 4); // [3, 4] contiguous: one dim of 12 after collapsing, INDEX row-major
+    assert.deepEqual([...e.toArray()], [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0]);
+    using i64 = pt.arange(0, 9, 1, { dtype: "int64" });
+    using m = i64.mul(3).add(i64);
+    assert.deepEqual([...(m.toArray() as BigInt64Array)], Array.from({ length: 9 }, (_, i) => BigInt(4 * i)));
+    using num = pt.tensor([5, -7, 9, 11, 13], { dtype: "int32" });
+    using den = pt.tensor([2, 2, 0, 3, 4], { dtype: "int32" });
+    assertTensorError(() => num.mod(den), /mod/);
+    using den2 = pt.tensor([2, 2, -4, 3, 4], { dtype: "int32" });
+    using r = num.mod(den2);
+    assert.deepEqual([...r.toArray()], [1, 1, -3, 2, 1]);
+  });
 });

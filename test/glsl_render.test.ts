@@ -156,6 +156,112 @@ test("glsl: an elementwise block that cannot fit PtParams is refused when render
   assert.throws(() => glslElementwiseSource(binary("add", load(0, "float32"), c(300), "float32"), 1), /argument slots/);
 });
 
+// ---- the linear layout: view v is buffer v, contiguous, with dtypes fixed in the program ----
+
+const CODE: Record<DType, number> = { float32: 0, float16: 1, bfloat16: 2, float64: 3, int32: 4, int64: 5, uint8: 6, bool: 7 };
+
+/** Linear-layout programs over several dtype mixes: [name, expr, view dtypes (output first)]. */
+function linearCases(): [string, Expr, DType[]][] {
+  const c0: Expr = { k: "const", index: 0, dtype: "float32" };
+  const idx32: Expr = { k: "index", dtype: "int32" };
+  const f16ToU8 = cast(
+    binary("add", binary("mul", cast(load(0, "float16"), "float32"), c0, "float32"), cast(idx32, "float32"), "float32"),
+    "uint8",
+  );
+  const i64 = binary(
+    "add",
+    binary("div", load(0, "int64"), cast(load(1, "int32"), "int64"), "int64"),
+    { k: "index", dtype: "int64" },
+    "int64",
+  );
+  const bool = binary(
+    "logicalXor",
+    unary("nonzero", load(0, "bool"), "bool"),
+    binary("gt", load(1, "float64"), load(1, "float64"), "bool"),
+    "bool",
+  );
+  return [
+    ["f16_to_u8", f16ToU8, ["uint8", "float16"]],
+    ["i64_div_index", i64, ["int64", "int64", "int32"]],
+    ["i64_div_index_to_f64", cast(i64, "float64"), ["float64", "int64", "int32"]],
+    ["bool_xor", bool, ["bool", "bool", "float64"]],
+    ["bf16_exp", cast(unary("exp", cast(load(0, "bfloat16"), "float32"), "float32"), "bfloat16"), ["bfloat16", "bfloat16"]],
+    ["mixed", mixed(), ["uint8", "float16", "int64"]],
+    ["index_only", cast({ k: "index", dtype: "float64" }, "float32"), ["float32"]],
+  ];
+}
+
+function linearSource(expr: Expr, dtypes: DType[]): string {
+  return decode(glslRenderer.elementwiseLinear!(expr, dtypes.length - 1, dtypes.map((d) => CODE[d])).source).replace(/\0$/, "");
+}
+
+test("glsl: linear-layout programs render for several dtype mixes, with the dtypes fixed and no coordinates", () => {
+  assert.ok(glslRenderer.elementwiseLinear, "the glsl renderer specializes the linear layout");
+  for (const [name, expr, dtypes] of linearCases()) {
+    const src = linearSource(expr, dtypes);
+    assert.match(src, /^#version 460\n/, name);
+    assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, `${name} has one main`);
+    assert.ok(src.includes(`dtypes [${dtypes.map((d) => CODE[d]).join(", ")}] fixed`), `${name} names its dtypes`);
+    assert.match(src, /const int64_t n = PT_A\(1\);/, `${name} reads n from shape[0]`);
+    assert.match(src, /const uint64_t a0 = PT_P\.buf\[0\] \+ uint64_t\(PT_A\(12\)\) \* \d+ul;/, `${name}: view 0 is buffer 0`);
+    for (
+      const absent of [/pt_ew_ld_|pt_ew_st_/, /\bdt\d\b/, /pt_ew_linear|sh_st|gl_LocalInvocationID\.x == 0u/, /PT_P\.a\[0\]/, /switch \(/]
+    ) {
+      assert.doesNotMatch(src.slice(src.indexOf("void main()")), absent, `${name}: no run-time dtype, layout or coordinates`);
+    }
+    assert.doesNotMatch(src, /float pt_ew_ld_f32/, `${name} leaves out the general program's helpers`);
+    // four elements a step as one vector when every view is aligned, then the rest one by one
+    assert.match(src, /const int64_t nv = aligned \? n \/ 4l : 0l;/, name);
+    assert.match(src, /for \(int64_t i = nv \* 4l \+ PT_FIRST; i < n; i \+= 4l \* PT_STEP\)/, name);
+  }
+  const [, f16ToU8, f16Dtypes] = linearCases()[0];
+  const f16 = linearSource(f16ToU8, f16Dtypes);
+  assert.match(f16, /const uvec4 V1 = uvec4\(PtV4U16\(a1 \+ uint64_t\(j\) \* 8ul\)\.v\);/, "four f16 in one 8-byte load");
+  assert.match(f16, /float t0_2 = pt_f16_to_f32\(V1\.z\);/, "lane 2 converts f16 at compile time");
+  assert.match(f16, /PtV4U8\(a0 \+ uint64_t\(j\) \* 4ul\)\.v = u8vec4\(V0\);/, "four u8 in one 4-byte store");
+  assert.match(f16, /const bool aligned = \(a0 & 3ul\) == 0ul && \(a1 & 7ul\) == 0ul;/);
+  assert.match(f16, /const int t3_1 = int\(\(4l \* j \+ 1l\)\);/, "INDEX is the element's index in the vector path");
+  assert.match(f16, /const int t3_0 = int\(i0\);/, "and in the scalar path");
+  assert.match(f16, /pt_put_u8\(a0, i3, \(uint\(int64_t\(t6_3\)\) & 0xffu\)\);/, "u8 stores wrap as pt_st_i64 does");
+  const i64 = linearSource(linearCases()[1][1], linearCases()[1][2]);
+  assert.match(i64, /const i64vec4 V1 = PtV4I64\(a1 \+ uint64_t\(j\) \* 32ul\)\.v;/);
+  assert.match(i64, /const ivec4 V2 = PtV4I32\(a2 \+ uint64_t\(j\) \* 16ul\)\.v;/);
+  assert.match(i64, /if \(t\d_0 == int64_t\(0\)\) \{ pt_fail\(PT_KERR_INT_DIV, \(4l \* j \+ 0l\), 0l, 0l\); return; \}/);
+  assert.match(i64, /int64_t pt_idiv\(int64_t a, int64_t d\)/, "integer division brings its helpers");
+  assert.doesNotMatch(linearSource(linearCases()[0][1], linearCases()[0][2]), /pt_idiv/, "others leave them out");
+  const bool = linearSource(linearCases()[3][1], linearCases()[3][2]);
+  assert.match(bool, /int t0_0 = \(V1\.x != 0u \? 1 : 0\);/, "a bool loads as nonzero");
+  assert.match(bool, /double t\d_1 = V2\.y;/, "an f64 loads as is");
+  assert.match(bool, /V0\.w = \(int64_t\(t\d_3\) != 0l \? 1u : 0u\);/, "a bool stores as nonzero");
+  const index = linearSource(linearCases()[6][1], ["float32"]);
+  assert.doesNotMatch(index, /const \w+ V\d = /, "a program without inputs loads no vector");
+  assert.match(index, /PtV4F32\(a0 \+ uint64_t\(j\) \* 16ul\)\.v = V0;/);
+});
+
+test("glsl: linear-layout keys differ from the general key and between dtype lists; one render per key", () => {
+  const expr = binary("add", load(0, "float32"), load(1, "float32"), "float32");
+  const general = glslRenderer.elementwise(expr, 2);
+  const lin = glslRenderer.elementwiseLinear!(expr, 2, [0, 0, 0]);
+  assert.equal(lin.kind, "ew", "the same kind and block as the general program");
+  assert.ok(lin.key.startsWith("glsl:L0.0.0:"), lin.key);
+  assert.equal(lin.key.slice("glsl:L0.0.0".length), general.key.slice("glsl".length), "the same bytecode after the dtypes");
+  assert.equal(glslRenderer.elementwiseLinear!(expr, 2, [0, 0, 0]), lin, "rendered once per key");
+  assert.equal(lin.source[lin.source.length - 1], 0, "ends with a NUL byte");
+  const keys = new Set([general.key, lin.key]);
+  for (const dtypes of [[1, 0, 0], [0, 1, 0], [0, 0, 1], [2, 2, 2], [7, 6, 6], [5, 3, 4]]) {
+    keys.add(glslRenderer.elementwiseLinear!(expr, 2, dtypes).key);
+  }
+  assert.equal(keys.size, 8, "one key per dtype list");
+  assert.notEqual(linearSource(expr, ["float16", "float32", "float32"]), linearSource(expr, ["float32", "float32", "float32"]));
+  assert.equal(
+    glslElementwiseSource(expr, 2),
+    decode(general.source).replace(/\0$/, ""),
+    "the general program is the one elementwise() gives",
+  );
+  assert.throws(() => glslRenderer.elementwiseLinear!(expr, 2, [0, 0]), /bad linear layout/);
+  assert.throws(() => glslRenderer.elementwiseLinear!(expr, 2, [0, 0, 8]), /bad linear layout/);
+});
+
 function has(tool: string): boolean {
   try {
     return spawnSync(tool, ["--version"], { encoding: "utf8" }).status === 0;
@@ -179,6 +285,28 @@ test("glsl: every program compiles to valid SPIR-V for Vulkan 1.2 (glslangValida
     }
   }
   for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+  compileAll(programs, validate);
+});
+
+test("glsl: linear-layout programs compile to valid SPIR-V for every dtype and compute type (glslangValidator, spirv-val)", () => {
+  if (!has("glslangValidator")) {
+    console.log("glsl_render: glslangValidator not found; skipping the SPIR-V compile of the linear-layout programs");
+    return;
+  }
+  const programs: [string, string][] = linearCases().map(([name, expr, dtypes]) => [`ew_linear_${name}`, linearSource(expr, dtypes)]);
+  // every dtype as an input read in each compute type and as the output stored from one
+  for (const d of Object.keys(CODE) as DType[]) {
+    for (const ct of COMPUTE) {
+      const sum = (a: Expr, b: Expr) => binary("add", a, b, ct);
+      const reads = COMPUTE.map((from) => cast(load(0, from), ct)); // input 0 (dtype d) loaded as each compute type
+      programs.push([`ew_linear_${d}_${ct}`, linearSource(cast(sum(sum(reads[0], reads[1]), sum(reads[2], reads[3])), d), [d, d])]);
+    }
+  }
+  compileAll(programs, has("spirv-val"));
+});
+
+/** Compiles each program with glslangValidator for Vulkan 1.2 and, when asked, validates it with spirv-val. */
+function compileAll(programs: [string, string][], validate: boolean): void {
   const dir = mkdtempSync(join(tmpdir(), "pt-glsl-"));
   try {
     for (const [i, [name, src]] of programs.entries()) {
@@ -198,4 +326,4 @@ test("glsl: every program compiles to valid SPIR-V for Vulkan 1.2 (glslangValida
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}

@@ -4,7 +4,16 @@
  * deferral can be turned off. Runs on the default device (PT_DEVICE), and compares with the
  * CPU where the default device is another.
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import process from "node:process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as pt from "../mod.ts";
+import { check, native } from "../src/runtime/native.ts";
+import { ArgBlock } from "../src/kernels/block.ts";
+import { encodeBytecode, type Expr } from "../src/kernels/ir.ts";
+import { rendererFor } from "../src/kernels/launch.ts";
 import { assert, assertClose, assertTensorError, env, rng, test } from "./harness.ts";
 
 const dev = pt.defaultDevice();
@@ -217,4 +226,127 @@ test("an integer modulo by zero still fails at the op in lazy mode", () => {
   using a = pt.tensor([1, 2], { dtype: "int32" });
   using z = pt.tensor([1, 0], { dtype: "int32" });
   assertTensorError(() => a.mod(z), /mod/);
+});
+
+// ---- layouts: a program's argument layout is checked on disk and at launch ----------------
+
+const g = globalThis as Record<string, unknown>;
+const isBun = g.Bun !== undefined;
+
+/** Runs a snippet in a fresh process of this runtime on this device; stdout and stderr apart. */
+function child(code: string, extraEnv: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  const dir = mkdtempSync(join(tmpdir(), "pt-lazy-child-"));
+  try {
+    const file = join(dir, "child.ts");
+    writeFileSync(file, `import * as pt from "${new URL("../mod.ts", import.meta.url).href}";\n${code}\n`);
+    const argv = isBun ? ["run", file] : ["run", "--allow-all", "--no-check", file]; // types are the parent run's to check
+    const exe = isBun ? process.execPath : (g.Deno as { execPath(): string }).execPath();
+    const env = { ...process.env, PT_DEVICE: dev.id, ...extraEnv };
+    const r = spawnSync(exe, argv, { encoding: "utf8", env, timeout: 300_000 });
+    return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A disk cache entry's header (program_cache.c: "PTCACHE2", key, n, sum, then the layout). */
+function entryHeader(bytes: Uint8Array) {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = new TextDecoder().decode(bytes.subarray(0, 8));
+  if (bytes.length < 48 || magic !== "PTCACHE2") return null;
+  const n = Number(v.getBigUint64(16, true));
+  return { n, abi: v.getInt32(32, true), kind: v.getInt32(36, true), views: v.getInt32(40, true), bufs: v.getInt32(44, true) };
+}
+
+test("a disk cache entry built for another layout, or truncated, is named on stderr, recompiled and rewritten", () => {
+  if (dev.info.language === "bytecode") return; // the CPU interprets its bytecode: no compiled images, nothing on disk
+  const cacheDir = mkdtempSync(join(tmpdir(), "pt-layout-cache-"));
+  try {
+    // A fused 2-input elementwise program (3 views) and a reduction.
+    const code = "using a = pt.tensor([1, 2, 3, 4]), b = pt.tensor([0.5, 0.25, 2, -1]);\n" +
+      "using c = a.add(b).mul(3);\nconsole.log(`result=${JSON.stringify(Array.from(c.toArray() as Float32Array))} sum=${a.sum().item()}`);";
+    const want = "result=[4.5,6.75,15,9] sum=10";
+    const run = (what: string) => {
+      const r = child(code, { PT_CACHE_DIR: cacheDir });
+      assert.equal(r.status, 0, `${what}: the child failed:\n${r.stdout}${r.stderr}`);
+      assert.ok(r.stdout.includes(want), `${what}: wrong result:\n${r.stdout}${r.stderr}`);
+      return r.stderr;
+    };
+    assert.equal(run("first run").match(/polytensor: cached program/g), null, "an empty cache has nothing to reject");
+    const entries = readdirSync(cacheDir).map((name) => ({ name, bytes: readFileSync(join(cacheDir, name)) }))
+      .map((e) => ({ ...e, head: entryHeader(e.bytes) }))
+      .filter((e) => e.head !== null && e.head.kind >= 0);
+    if (entries.length === 0 && dev.info.language === "msl") return; // Metal keeps no compiled images on disk
+    const ew = entries.find((e) => e.head!.kind === 0 && e.head!.views === 3);
+    const reduce = entries.find((e) => e.head!.kind === 1);
+    assert.ok(ew && reduce, `cache entries of ${dev.id}: ${JSON.stringify(entries.map((e) => [e.name, e.head]))}`);
+    assert.equal(ew.head!.bufs, 3);
+    assert.equal(ew.head!.n, ew.bytes.length - 48);
+
+    // The ew entry now claims 3 inputs (4 views); the reduce entry loses its tail.
+    const altered = Uint8Array.from(ew.bytes);
+    new DataView(altered.buffer).setInt32(40, 4, true);
+    new DataView(altered.buffer).setInt32(44, 4, true);
+    writeFileSync(join(cacheDir, ew.name), altered);
+    writeFileSync(join(cacheDir, reduce.name), reduce.bytes.subarray(0, 100));
+
+    const stderr = run("run on the damaged cache");
+    const layoutLine = new RegExp(
+      `polytensor: cached program \\S*${ew.name} was built for layout ew \\(3 inputs \\+ output = 4 views, up to 4 buffers; ` +
+        `block ABI ${ew.head!.abi}\\), the request needs ew \\(2 inputs \\+ output = 3 views, up to 3 buffers; block ABI ` +
+        `${ew.head!.abi}\\); recompiling`,
+      "g",
+    );
+    assert.equal(stderr.match(layoutLine)?.length, 1, `one layout diagnostic for ${ew.name}:\n${stderr}`);
+    const truncLine = new RegExp(`polytensor: cached program \\S*${reduce.name} is truncated; recompiling`, "g");
+    assert.equal(stderr.match(truncLine)?.length, 1, `one diagnostic for the truncated ${reduce.name}:\n${stderr}`);
+
+    // Both entries were rewritten whole, with the layout the request needed.
+    for (const e of [ew, reduce]) {
+      const bytes = readFileSync(join(cacheDir, e.name));
+      assert.deepEqual(entryHeader(bytes), { ...e.head!, n: bytes.length - 48 }, `${e.name} was rewritten`);
+    }
+    assert.equal(run("run on the rewritten cache").match(/polytensor: /g), null, "the rewritten entries are accepted");
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+});
+
+test("a launch whose block is not its program's layout is refused with a TensorError naming both layouts", () => {
+  const neg: Expr = { k: "unary", op: "neg", a: { k: "load", input: 0, dtype: "float32" }, dtype: "float32" };
+  const prog = rendererFor(dev).elementwise(neg, 1);
+  const program = dev.program(prog.kind, prog.source, prog.key, 2);
+  using x = pt.tensor([1, 2, 3, 4]), y = pt.tensor([5, 6, 7, 8]), out = pt.full([4], 7);
+  const launch = (inputs: pt.Tensor[]) => {
+    const blk = new ArgBlock();
+    blk.push(1).pad8([4], 1).push(1 + inputs.length).view(out);
+    for (const t of inputs) blk.view(t);
+    const args = blk.push(0).finish();
+    return check(native.pt_launch(dev.queue, program, args, args.length), "launch");
+  };
+  assertTensorError(
+    () => launch([x, y]),
+    /program \d+ was built for the layout ew \(1 input \+ output = 2 views, up to 2 buffers; block ABI \d+\)/,
+    /the block has 3 views \(2 inputs \+ output\) and 3 buffers; nothing was launched/,
+  );
+  assert.deepEqual(values(out), [7, 7, 7, 7], "the refused launch wrote nothing");
+  launch([x]); // its own layout runs
+  assert.deepEqual(values(out), [-1, -2, -3, -4]);
+
+  // A template names more buffers than its kind's block holds.
+  const t = rendererFor(dev).template("reduce");
+  const reduce = dev.program(t.kind, t.source, t.key);
+  const blk = new ArgBlock();
+  const args = blk.view(out).view(x).view(y).finish();
+  assertTensorError(
+    () => check(native.pt_launch(dev.queue, reduce, args, args.length), "launch"),
+    /built for the layout reduce \(2 views, up to 2 buffers; block ABI \d+\), but the block has 3 buffers/,
+  );
+  // A layout that contradicts the kind, or the bytecode, is refused when the program is made.
+  assertTensorError(() => dev.program(t.kind, t.source, `${t.key}:bad`, 5), /reduce program declared 5 views; its block has 2/);
+  const words = encodeBytecode(neg, 1);
+  assertTensorError(
+    () => pt.device("cpu").program("ew", new Uint8Array(words.buffer), "layout-test:neg", 3),
+    /declared 3 views \(2 inputs \+ output\) but its bytecode has 1 input$/,
+  );
 });

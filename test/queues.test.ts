@@ -3,7 +3,10 @@
  * restores the previous queue, also on throw; a tensor written on queue A and read on queue
  * B sees A's writes through a device-side wait, with no host wait (on devices whose
  * launches are asynchronous the enqueue of the consumer returns while the producer still
- * runs); disposal and device close are handled clearly. Runs on the default device.
+ * runs); memory a disposed tensor gave back, reused by another queue through the caching
+ * allocator, is not written there before the first queue's work on it is done (the core
+ * orders the reuse on the device); disposal and device close are handled clearly. Runs on
+ * the default device.
  */
 import * as pt from "../mod.ts";
 import { orderingStats } from "../src/runtime/queue.ts";
@@ -51,25 +54,45 @@ function pattern(n: number): Float32Array {
   return host;
 }
 
-test("a tensor written on queue A and read on queue B sees A's writes, with no host wait on the enqueue", async () => {
-  const d = dev();
-  using qa = pt.queue(d);
-  using qb = pt.queue(d);
-  // Calibrate the producer to take at least 40 ms of device time on this device.
+/** Column sums of pattern(n) viewed as n x n. */
+function patternColumnSums(n: number): number[] {
+  const host = pattern(n), want = new Array<number>(n).fill(0);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) want[j] += host[i * n + j];
+  return want;
+}
+
+const calibrated = new Map<string, { n: number; k: number; ms: number }>();
+
+/** Sizes that make producer() take at least 40 ms of device time on q's device (measured once per device). */
+async function slowProducer(q: pt.Queue): Promise<{ n: number; k: number; ms: number }> {
+  const known = calibrated.get(q.device.id);
+  if (known) return known;
   let n = 128, k = 2, ms = 0;
   for (let round = 0; round < 12; round++) {
     using eye = pt.eye(n);
     using y0 = pt.tensor(pattern(n)).reshape(n, n);
-    ms = await qa.time(() => producer(eye, y0, k).dispose());
+    ms = await q.time(() => producer(eye, y0, k).dispose());
     if (ms >= 40) break;
     if (n < 2048) n *= 2;
     else k *= 2;
   }
+  const r = { n, k, ms };
+  calibrated.set(q.device.id, r);
+  return r;
+}
+
+test("a tensor written on queue A and read on queue B sees A's writes, with no host wait on the enqueue", async () => {
+  const d = dev();
+  using qa = pt.queue(d);
+  using qb = pt.queue(d);
+  const { n, k, ms } = await slowProducer(qa);
   using eye = pt.eye(n);
   using y0 = pt.tensor(pattern(n)).reshape(n, n);
   pt.withQueue(qb, () => y0.sum(0)).dispose(); // compiles the consumer's kernel now, not inside the timed enqueue
   await qb.done();
-  await pt.defaultQueue(d).done();
+  // Drains the default queue. A kernel failure another test's op already reported waits for
+  // the queue's next completion (queue.ts), so this sync point takes it and lets it go.
+  await pt.defaultQueue(d).done().catch(() => {});
 
   const y = pt.withQueue(qa, () => producer(eye, y0, k));
   using produced = qa.record();
@@ -87,12 +110,59 @@ test("a tensor written on queue A and read on queue B sees A's writes, with no h
     console.log(`queues: launches on ${d.id} ran at enqueue (producer ${ms.toFixed(1)} ms); only the result is checked`);
   }
   await consumed.wait();
-  y.dispose(); // after the wait: the caching allocator does not yet order block reuse across queues
+  y.dispose();
   assert.equal(produced.status, "passed", "B's work passed only after A's, which it waited for on the device");
-  const host = pattern(n), want = new Array<number>(n).fill(0);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) want[j] += host[i * n + j];
-  assert.deepEqual(nums(colSums), want, `column sums of the ${n}x${n} product after ${k} matmuls`);
+  assert.deepEqual(nums(colSums), patternColumnSums(n), `column sums of the ${n}x${n} product after ${k} matmuls`);
   colSums.dispose();
+});
+
+test("memory a disposed tensor gave back is not overwritten on another queue before the queue that read it is done, with no host wait", async () => {
+  const d = dev();
+  using qa = pt.queue(d);
+  using qb = pt.queue(d);
+  const { n, k, ms } = await slowProducer(qa);
+  using eye = pt.eye(n);
+  using y0 = pt.tensor(pattern(n)).reshape(n, n);
+  const xFlat = pt.tensor(pattern(n)), x = xFlat.reshape(n, n); // X: read on A behind the slow work, then disposed
+  // B's inputs are its own (no tensor is shared with A, so nothing but the allocator links the two queues);
+  // one warm-up compiles B's kernel and leaves B's inputs on B.
+  using minusOnes = pt.full([n, n], -1);
+  using eyeB = pt.eye(n);
+  pt.withQueue(qb, () => minusOnes.matmul(eyeB)).dispose();
+  pt.withQueue(qa, () => x.sum(0)).dispose(); // compiles A's reader now, not behind the producer
+  await qb.done();
+  await qa.done();
+
+  const [y, colSums] = pt.withQueue(qa, () => {
+    const p = producer(eye, y0, k);
+    return [p, x.sum(0)]; // A reads X only once the slow producer is done
+  });
+  using readX = qa.record();
+  x.dispose();
+  xFlat.dispose(); // X's memory goes back to the cache while A's read of it is still queued
+  const hits = pt.memoryStats(d).cacheHits;
+  const t0 = performance.now();
+  const overwrite = pt.withQueue(qb, () => minusOnes.matmul(eyeB)); // a same-size result on B: X's block, written with -1
+  qb.flush(); // where launches are batched, B's work is submitted before A's: unordered, it would run first
+  const enqueueMs = performance.now() - t0;
+  const pendingAfterB = readX.status === "pending";
+  assert.ok(pt.memoryStats(d).cacheHits > hits, "B's result took a block from the cache (X's, the last one freed)");
+  using overwritten = qb.record();
+
+  if (d.has("async_launch")) {
+    assert.ok(
+      pendingAfterB,
+      `A's work (${ms.toFixed(1)} ms) still ran after B's enqueue (${enqueueMs.toFixed(2)} ms): B waits on the device`,
+    );
+  } else if (!pendingAfterB) {
+    console.log(`queues: launches on ${d.id} ran at enqueue (producer ${ms.toFixed(1)} ms); only the values are checked`);
+  }
+  await overwritten.wait();
+  assert.equal(readX.status, "passed", "B's write waited for A's read of the same memory");
+  assert.deepEqual(nums(colSums), patternColumnSums(n), "A's read of X saw X's values, not B's -1s");
+  using s = overwrite.sum();
+  assert.equal(s.item(), -n * n, "B's write landed");
+  for (const t of [y, colSums, overwrite]) t.dispose();
 });
 
 test("work on a new queue sees tensors the default queue wrote, before and after the queue was made", async () => {

@@ -98,6 +98,13 @@ PT_API double pt_live_bytes(void);
 /* Programs: kind names a built-in template or a compiled language ("ew" = elementwise
  * bytecode); source is its text or bytecode. Cached by the caller; freed with pt_program_free. */
 PT_API int32_t pt_program_create(int32_t device, const uint8_t *kind, int32_t kind_len, const uint8_t *source, int32_t source_len);
+/* The same, declaring the argument layout the program is built for: `views` is the number of
+ * VIEWs its blocks carry (ew: 1 + inputs), 0 for the kind's own (and, for ew bytecode, its
+ * header's). pt_program_create is this with 0, so an ew program from text declares none. The
+ * program keeps its layout: pt_launch refuses a block of another (PT_EINVAL naming both), and
+ * compiled images cached on disk are stored with it and rebuilt when it differs. */
+PT_API int32_t pt_program_create_layout(int32_t device, const uint8_t *kind, int32_t kind_len, const uint8_t *source,
+                                        int32_t source_len, int32_t views);
 PT_API int32_t pt_program_free(int32_t program);
 /* Launches a program on a queue with a packed argument block of doubles (its layout is the
  * program kind's; buffers are handles). The error of a failing kernel is reported at its

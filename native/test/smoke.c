@@ -78,6 +78,33 @@ int main(void) {
   q = pt_device_queue(dev);
   CHECK(dev > 0 && q > 0);
 
+  /* A cached block handed to another queue: the core orders the new user after the queue
+   * that used it last, also once that queue is gone (its stamp must not dangle). On the CPU
+   * every queue runs at once, so this checks the bookkeeping, not the timing. */
+  {
+    double st0[PT_MEM_COUNT], st1[PT_MEM_COUNT];
+    float got[256];
+    int qa = pt_queue_create(dev), qb = pt_queue_create(dev);
+    CHECK(qa > 0 && qb > 0);
+    int x = pt_buffer_alloc(dev, sizeof in), other = pt_buffer_alloc(dev, sizeof in);
+    CHECK(pt_buffer_write(qa, x, 0, in, sizeof in) == PT_OK && pt_buffer_copy(qa, x, 0, other, 0, sizeof in) == PT_OK);
+    CHECK(pt_buffer_release(x) == PT_OK && pt_memory_stats(dev, st0) == PT_OK);
+    int y = pt_buffer_alloc(dev, sizeof in); /* x's block, last used on qa */
+    CHECK(pt_memory_stats(dev, st1) == PT_OK && st1[PT_MEM_CACHE_HITS] == st0[PT_MEM_CACHE_HITS] + 1);
+    CHECK(pt_buffer_copy(qb, other, 0, y, 0, sizeof in) == PT_OK && pt_buffer_read(qb, y, 0, got, sizeof got) == PT_OK);
+    CHECK(memcmp(got, in, sizeof in) == 0);
+    int f = pt_fence_record(qb);
+    CHECK(f > 0 && pt_queue_wait_fence(qa, f) == PT_OK && pt_fence_free(f) == PT_OK);
+    CHECK(pt_buffer_write(qa, y, 0, in, sizeof in) == PT_OK); /* after qb: qa waited for it above */
+    CHECK(pt_queue_free(qa) == PT_OK && pt_buffer_release(y) == PT_OK); /* y's block now stamped by a freed queue */
+    int z = pt_buffer_alloc(dev, sizeof in);
+    CHECK(pt_buffer_write(qb, z, 0, in, sizeof in) == PT_OK && pt_buffer_write(q, z, 0, in, sizeof in) == PT_OK);
+    CHECK(pt_buffer_read(q, z, 0, got, sizeof got) == PT_OK && memcmp(got, in, sizeof in) == 0);
+    CHECK(pt_queue_free(qb) == PT_OK && pt_buffer_release(z) == PT_OK && pt_buffer_release(other) == PT_OK);
+    int w = pt_buffer_alloc(dev, sizeof in); /* stamped by qb, gone too */
+    CHECK(pt_buffer_write(q, w, 0, in, sizeof in) == PT_OK && pt_buffer_release(w) == PT_OK);
+  }
+
   /* Garbage: every call must fail cleanly. */
   static const int hs[] = {0, -1, 1, 7, 1 << 20, (1 << 20) + 1, 0x7fffffff, -2147483647 - 1};
   for (size_t i = 0; i < sizeof hs / sizeof *hs; i++) {

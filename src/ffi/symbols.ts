@@ -39,6 +39,7 @@ export const symbols = {
   pt_live_bytes: fn([], "f64"),
   pt_live_handles: fn([], "i32"),
   pt_program_create: fn(["i32", "buf", "i32", "buf", "i32"], "i32"),
+  pt_program_create_layout: fn(["i32", "buf", "i32", "buf", "i32", "i32"], "i32"),
   pt_program_free: fn(["i32"], "i32"),
   pt_launch: fn(["i32", "i32", "buf", "i32"], "i32"),
   pt_capture_begin: fn(["i32"], "i32"),

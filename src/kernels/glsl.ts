@@ -11,7 +11,9 @@
  *
  * Elementwise programs are rendered from the expression's bytecode (ir.ts), so the key is
  * the bytecode and one structure gives one source, whatever the sizes, strides, dtypes of
- * the views or constant values. Sources end with a NUL byte (the driver accepts it) and are
+ * the views or constant values. Launches with the linear layout (launch.ts: every view
+ * contiguous, one buffer each) take a second program per structure and view dtypes, with
+ * no layout decoding and the dtypes fixed, which costs the GPU less per launch. Sources end with a NUL byte (the driver accepts it) and are
  * rendered once per key. test/glsl_render.test.ts checks the text and, where
  * glslangValidator exists, that each program compiles to valid SPIR-V for Vulkan 1.2.
  */
@@ -57,4 +59,4 @@ export function glslTemplateSource(name: string): string {
   return PREAMBLE + (USES_MATH.has(name) ? MATH : "") + body;
 }
 
-export const glslRenderer: Renderer = sourceRenderer("glsl", renderElementwise, glslTemplateSource);
+export const glslRenderer: Renderer = sourceRenderer("glsl", renderElementwise, glslTemplateSource, true);

@@ -62,6 +62,7 @@ function derived(prefix: string, wrap: (cuda: string) => string): Renderer {
   };
   return {
     elementwise: (expr, ninputs) => convert(cudaRenderer.elementwise(expr, ninputs)),
+    elementwiseLinear: (expr, ninputs, dtypes) => convert(cudaRenderer.elementwiseLinear!(expr, ninputs, dtypes)),
     template: (name) => convert(cudaRenderer.template(name)),
   };
 }

@@ -7,11 +7,18 @@ import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
 import { encodeBytecode, type Expr, exprKey } from "./ir.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
+import { DTYPES } from "../tensor/dtype.ts";
 import { orderLaunch, queuedOn, queueFailure, queueFor, scoped, tracking } from "../runtime/queue.ts";
 
 /** A renderer turns IR into a program of the device's kernel language. */
 export interface Renderer {
   elementwise(expr: Expr, ninputs: number): { kind: string; source: Uint8Array; key: string };
+  /**
+   * Optional: the same program for the linear layout only (every view contiguous over one
+   * dim, view v in buffer v, with these dtype codes, output first), which a language may
+   * make cheaper per launch. Same argument block as elementwise.
+   */
+  elementwiseLinear?(expr: Expr, ninputs: number, dtypes: readonly number[]): { kind: string; source: Uint8Array; key: string };
   template(name: string): { kind: string; source: Uint8Array; key: string };
 }
 
@@ -21,7 +28,12 @@ export interface Renderer {
  * "<prefix>:<bytecode>" and "<prefix>:t:<name>", and sources end with a NUL byte so a
  * driver may hand them to a C compiler API as they are.
  */
-export function sourceRenderer(prefix: string, ew: (words: Int32Array) => string, template: (name: string) => string): Renderer {
+export function sourceRenderer(
+  prefix: string,
+  ew: (words: Int32Array, linear?: readonly number[]) => string,
+  template: (name: string) => string,
+  specializesLinear = false,
+): Renderer {
   const encoder = new TextEncoder();
   const programs = new Map<string, { kind: string; source: Uint8Array; key: string }>();
   const cached = (key: string, kind: string, render: () => string) => {
@@ -35,6 +47,12 @@ export function sourceRenderer(prefix: string, ew: (words: Int32Array) => string
       return cached(`${prefix}:${words.join(",")}`, "ew", () => ew(words));
     },
     template: (name) => cached(`${prefix}:t:${name}`, name, () => template(name)),
+    ...(specializesLinear && {
+      elementwiseLinear(expr: Expr, ninputs: number, dtypes: readonly number[]) {
+        const words = encodeBytecode(expr, ninputs);
+        return cached(`${prefix}:L${dtypes.join(".")}:${words.join(",")}`, "ew", () => ew(words, dtypes));
+      },
+    }),
   };
 }
 
@@ -55,7 +73,8 @@ export function registerRenderer(language: string, r: Renderer): void {
   renderers.set(language, r);
 }
 
-function rendererFor(device: Device): Renderer {
+/** The renderer of the device's kernel language (exported for tests that build programs by hand). */
+export function rendererFor(device: Device): Renderer {
   const r = renderers.get(device.info.language);
   if (!r) throw new TensorError("launch", `no kernel renderer for language "${device.info.language}" of ${device.id}`);
   return r;
@@ -65,6 +84,9 @@ function launch(device: Device, program: number, block: ArgBlock, op: string): v
   const args = block.finish();
   // Outside withQueue with only default queues (the common case) this is one load and two checks more than a bare launch.
   const q = scoped === null ? device.queue : queueFor(device);
+  if (device.capturing !== 0 && q !== device.capturing) {
+    throw new TensorError(op, `${device.id} is capturing a step on another queue; work inside a step must stay on its queue`);
+  }
   if (tracking) orderLaunch(q, args, op);
   const st = native.pt_launch(q, program, args, args.length);
   if (st < 0) queueFailure(q, st, op);
@@ -75,14 +97,17 @@ function launch(device: Device, program: number, block: ArgBlock, op: string): v
 /** Compiled programs by expression structure, per device: a hit skips rendering. */
 const byStructure = new WeakMap<Device, { epoch: number; programs: Map<string, number> }>();
 
-function elementwiseProgram(device: Device, expr: Expr, ninputs: number): number {
+/** Programs by structure, and for the linear layout by the views' dtype codes (`linear`). */
+function elementwiseProgram(device: Device, expr: Expr, ninputs: number, linear: readonly number[] | null): number {
   let cache = byStructure.get(device);
   if (!cache || cache.epoch !== device.epoch) byStructure.set(device, cache = { epoch: device.epoch, programs: new Map() });
-  const key = `${ninputs}:${exprKey(expr)}`;
+  const renderer = rendererFor(device);
+  if (!renderer.elementwiseLinear) linear = null;
+  const key = linear ? `${ninputs}:${exprKey(expr)}:L${linear.join(".")}` : `${ninputs}:${exprKey(expr)}`;
   let program = cache.programs.get(key);
   if (program === undefined) {
-    const prog = rendererFor(device).elementwise(expr, ninputs);
-    program = device.program(prog.kind, prog.source, prog.key);
+    const prog = linear ? renderer.elementwiseLinear!(expr, ninputs, linear) : renderer.elementwise(expr, ninputs);
+    program = device.program(prog.kind, prog.source, prog.key, ninputs + 1); // its layout: output + inputs views
     cache.programs.set(key, program);
   }
   return program;
@@ -121,14 +146,15 @@ export function runElementwise(
   inputs: readonly ViewRef[],
   consts: readonly number[],
 ): void {
-  const program = elementwiseProgram(device, expr, inputs.length);
   const block = new ArgBlock();
+  let program: number;
   try {
-    withOp(op, () => {
+    program = withOp(op, () => {
       const views = [out, ...inputs];
       const c = shape.length > 1 ? collapse(shape, views) : { shape, strides: views.map((v) => v.strides) };
       block.push(c.shape.length).pad8(c.shape, 1).push(views.length);
       views.forEach((v, k) => block.view(v, c.strides[k]));
+      return elementwiseProgram(device, expr, inputs.length, linearLayout(c.shape, c.strides, views));
     });
     block.push(consts.length, ...consts);
   } catch (e) {
@@ -136,6 +162,21 @@ export function runElementwise(
     throw e;
   }
   launch(device, program, block, op);
+}
+
+/**
+ * The views' dtype codes when the launch has the linear layout (rank <= 1 after collapsing,
+ * unit strides, one buffer per view, so the block gives view v buffer index v), else null.
+ */
+function linearLayout(shape: readonly number[], strides: readonly (readonly number[])[], views: readonly ViewRef[]): number[] | null {
+  if (shape.length > 1) return null;
+  const codes: number[] = [];
+  for (let k = 0; k < views.length; k++) {
+    if (shape.length === 1 && strides[k][0] !== 1) return null;
+    for (let j = 0; j < k; j++) if (views[j].buf === views[k].buf) return null;
+    codes.push(DTYPES[views[k].dtype].code);
+  }
+  return codes;
 }
 
 /**

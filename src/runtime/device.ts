@@ -140,13 +140,22 @@ export class Device {
     return this.#handle !== 0;
   }
 
-  /** A compiled program for (kind, source), compiled once per device and cached. */
-  program(kind: string, source: Uint8Array, key: string): number {
-    let p = this.#programs.get(key);
+  /**
+   * A compiled program for (kind, source), compiled once per device and cached under `key`
+   * and its layout: `views` is the number of VIEWs its argument blocks carry (an ew program:
+   * 1 + its inputs), 0 for the kind's own. The shim keeps that layout with the program,
+   * refuses launches whose block is another, and stores it with compiled images on disk.
+   */
+  program(kind: string, source: Uint8Array, key: string, views = 0): number {
+    const slot = views === 0 ? key : `${key}|${views}`; // templates (views 0) pay no concatenation per launch
+    let p = this.#programs.get(slot);
     if (p === undefined) {
       const k = utf8(kind);
-      p = check(native.pt_program_create(this.handle, k, k.length, source, source.length), `compile ${kind} on ${this.id}`);
-      this.#programs.set(key, p);
+      p = check(
+        native.pt_program_create_layout(this.handle, k, k.length, source, source.length, views),
+        `compile ${kind} on ${this.id}`,
+      );
+      this.#programs.set(slot, p);
     }
     return p;
   }

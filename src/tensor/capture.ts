@@ -10,9 +10,11 @@
  * step.dispose() frees it. Inputs of a replay are copied into the recorded input buffers
  * (on the device, in queue order) unless they are the very tensors recorded. Results of a
  * call are views of the recording's output buffers: the next call overwrites them, so keep
- * one with clone(). A call with inputs of another layout records again (or throws, with
- * { strict: true }). Inside the recorded function, reading values on the host fails with a
- * TensorError naming the op, and capture does not nest.
+ * one with clone(). A step records and replays on the caller's queue (pt.withQueue), and
+ * work sent to another queue while it records is an error. A call with inputs of another
+ * layout records again (or throws, with { strict: true }). Inside the recorded function,
+ * reading values on the host fails with a TensorError naming the op, and capture does not
+ * nest.
  */
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
@@ -20,6 +22,7 @@ import { TensorError } from "../runtime/errors.ts";
 import { Tensor, viewOf } from "./tensor.ts";
 import { copyInto } from "./elementwise.ts";
 import { fmtShape } from "./shape.ts";
+import { queuedOn, queueFor } from "../runtime/queue.ts";
 
 export interface CaptureOptions {
   /** Throw instead of recording again when the inputs' layout changes. */
@@ -48,6 +51,23 @@ interface Recording {
   readonly single: boolean;
 }
 
+function sameArray(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether inputs have the recorded inputs' layout (what layoutKey names), without building the key. */
+function sameLayout(r: Recording, inputs: readonly Tensor[]): boolean {
+  if (inputs.length !== r.inputs.length) return false;
+  for (let i = 0; i < inputs.length; i++) {
+    const t = inputs[i], u = r.inputs[i];
+    if (!(t instanceof Tensor) || t.device !== u.device || t.dtype !== u.dtype || t.offset !== u.offset) return false;
+    if (!sameArray(t.shape, u.shape) || !sameArray(t.strides, u.strides)) return false;
+  }
+  return true;
+}
+
 function layoutKey(inputs: readonly Tensor[]): string {
   return inputs.map((t) => `${t.device.id}/${t.dtype}${fmtShape(t.shape)}${fmtShape(t.strides)}+${t.offset}`).join(";");
 }
@@ -69,7 +89,7 @@ function record<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
     if (t.device !== device) throw new TensorError("capture", `inputs are on different devices (${device.id} and ${t.device.id})`);
     t.materialize();
   }
-  const queue = device.queue;
+  const queue = queueFor(device); // the caller's queue (withQueue), where the step's launches go
   if (device.capturing !== 0) throw new TensorError("capture", `${device.id} is already capturing a step; captures do not nest`);
   check(native.pt_capture_begin(queue), "capture");
   device.capturing = queue;
@@ -111,8 +131,8 @@ export function capture<A extends Tensor[], R extends Tensor | readonly Tensor[]
   let replays = 0, recordings = 0, disposed = false;
   const step = (...inputs: A): R => {
     if (disposed) throw new TensorError("capture", "this captured step was disposed");
-    const key = layoutKey(inputs);
-    if (rec && (rec.key !== key || rec.epoch !== rec.device.epoch)) {
+    if (rec && (rec.epoch !== rec.device.epoch || !sameLayout(rec, inputs))) {
+      const key = layoutKey(inputs);
       if (opts.strict && rec.epoch === rec.device.epoch) {
         throw new TensorError("capture", `inputs ${key} differ from the recorded ${rec.key} (strict mode records once)`);
       }
@@ -121,7 +141,7 @@ export function capture<A extends Tensor[], R extends Tensor | readonly Tensor[]
     }
     if (!rec) {
       recordings++;
-      const first = record(fn, inputs, key);
+      const first = record(fn, inputs, layoutKey(inputs));
       rec = first.rec;
       return first.result;
     }
@@ -129,8 +149,9 @@ export function capture<A extends Tensor[], R extends Tensor | readonly Tensor[]
     inputs.forEach((t, i) => {
       if (t.buf !== r.inputs[i].buf || t.offset !== r.inputs[i].offset) copyInto(r.inputs[i], t, "capture");
     });
-    check(native.pt_graph_launch(r.graph, r.device.queue), "capture replay");
-    r.device.queued();
+    const q = queueFor(r.device); // after the input copies, which went to this queue too
+    check(native.pt_graph_launch(r.graph, q), "capture replay");
+    queuedOn(r.device, q);
     replays++;
     const views = r.outputs.map((t) => viewOf(t, t.shape, t.strides, t.offset, "capture replay"));
     return (r.single ? views[0] : views) as unknown as R;

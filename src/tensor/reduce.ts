@@ -95,8 +95,9 @@ function launchReduce(
 
 /**
  * A whole-tensor reduction of many elements runs in two stages: `chunks` rows of partial
- * results (so every compute unit of the device has rows to work on), then one row over the
- * partials. Every device uses the same decomposition, so backends still agree; partial
+ * results (up to 1024 rows of at least 4096 elements, enough rows for every compute unit of
+ * a large GPU), then one row over the partials. The decomposition depends only on the
+ * element count, never on the device, so backends still agree; partial
  * sums of floats are kept in float64 (in float32 on a device without it, whose reduce
  * kernels then accumulate as precisely as they can).
  */
@@ -115,7 +116,7 @@ const SPLIT: Partial<Record<ReduceOp, { partial: ReduceOp; combine: ReduceOp }>>
 function splitReduce(op: ReduceOp, t: Tensor, outShape: readonly number[]): Tensor {
   const { partial, combine } = SPLIT[op]!;
   const n = t.numel;
-  const chunks = Math.min(1024, Math.max(2, t.device.info.computeUnits * 8));
+  const chunks = Math.min(1024, Math.max(2, Math.floor(n / 4096)));
   const m = Math.floor(n / chunks), tail = n - chunks * m;
   const partialType: DType = partial === "sum" || partial === "prod"
     ? (isFloat(t.dtype) ? (t.device.info.float64 ? "float64" : "float32") : "int64")

@@ -30,6 +30,7 @@ static void destroy(pt_obj *o) {
   }
   case PT_KIND_QUEUE:
     if (((pt_queue *)o)->capture) pt_graph_destroy(((pt_queue *)o)->capture); /* an unfinished capture */
+    pt_queue_unlink((pt_queue *)o); /* the default queue waits for it: blocks it used may go to any queue */
     d->drv->queue_free(d->ctx, ((pt_queue *)o)->q);
     break;
   case PT_KIND_FENCE: d->drv->fence_free(d->ctx, ((pt_fence *)o)->f); break;
@@ -188,6 +189,8 @@ static int32_t open_locked(int32_t backend, int32_t index) {
   }
   d->o.handle = hd;
   q->o.handle = d->queue0 = hq;
+  d->q0 = q;
+  pt_queue_link(d, q);
   d->next = open_devs;
   open_devs = d;
   return hd;

@@ -4,9 +4,11 @@
  * object made while its device was being closed is undone at once, since its handle
  * would otherwise outlive the close.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
+#include "program_cache.h"
 
 #define PT_MAX_LAUNCH_BUFS 4096
 #define PT_MAX_LAUNCH_ARGS (1 << 24)
@@ -18,25 +20,37 @@ static int32_t new_handle(pt_dev *d, int kind, pt_obj *o) {
   return h;
 }
 
+/* The error for a block that is not the layout its program was built for. */
+static int layout_mismatch(int32_t program, const pt_layout *l, int nbuf, const double *a, int na) {
+  char want[160], has[96];
+  if (l->kind == PT_K_EW && na > 9) {
+    double v = a[9];
+    snprintf(has, sizeof has, "%g views (%g inputs + output) and %d buffer%s", v, v - 1, nbuf, nbuf == 1 ? "" : "s");
+  } else {
+    snprintf(has, sizeof has, "%d buffer%s", nbuf, nbuf == 1 ? "" : "s");
+  }
+  return pt_error(PT_EINVAL, "pt_launch: program %d was built for the layout %s, but the block has %s; nothing was launched", program,
+                  pt_layout_text(l, want, sizeof want), has);
+}
+
 PT_API int32_t pt_device_sync(int32_t device) {
   pt_lock();
   pt_dev *d;
   int st = pt_obj_use(device, PT_KIND_DEVICE, (void **)&d);
   if (st != PT_OK) { pt_unlock(); return st; }
-  /* Pin every queue of the device, then wait on each outside the lock. */
-  int n = 0, cap = 0, cursor = 0, kind;
-  int32_t h;
-  void *obj;
-  pt_queue **qs = NULL;
-  while (pt_handle_next(&cursor, &h, &kind, &obj)) {
-    if (kind != PT_KIND_QUEUE || ((pt_obj *)obj)->dev != d) continue;
-    if (n == cap) {
-      pt_queue **nq = realloc(qs, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *nq);
-      if (!nq) { st = pt_error(PT_EOOM, "pt_device_sync: out of host memory"); break; }
-      qs = nq;
-    }
-    pt_obj_use(h, PT_KIND_QUEUE, (void **)&qs[n++]);
+  /* Pin every live queue of the device (its list, not a scan of every handle: a sync is a
+   * hot call), then wait on each outside the lock. */
+  int n = 0;
+  pt_queue *few[8], **qs = few;
+  for (pt_queue *q = d->queues; q; q = q->next) n++;
+  if (n > 8 && !(qs = malloc((size_t)n * sizeof *qs))) {
+    pt_obj_put(d);
+    pt_unlock();
+    return pt_error(PT_EOOM, "pt_device_sync: out of host memory");
   }
+  n = 0;
+  for (pt_queue *q = d->queues; q; q = q->next)
+    if (pt_obj_use(q->o.handle, PT_KIND_QUEUE, (void **)&qs[n]) == PT_OK) n++;
   for (int i = 0; i < n && st == PT_OK; i++) st = pt_capture_forbids(qs[i], d, "pt_device_sync");
   pt_unlock();
   for (int i = 0; i < n && st == PT_OK; i++)
@@ -45,11 +59,16 @@ PT_API int32_t pt_device_sync(int32_t device) {
   for (int i = 0; i < n; i++) pt_obj_put(qs[i]);
   pt_obj_put(d);
   pt_unlock();
-  free(qs);
+  if (qs != few) free(qs);
   return st;
 }
 
 PT_API int32_t pt_program_create(int32_t device, const uint8_t *kind, int32_t kind_len, const uint8_t *source, int32_t source_len) {
+  return pt_program_create_layout(device, kind, kind_len, source, source_len, 0);
+}
+
+PT_API int32_t pt_program_create_layout(int32_t device, const uint8_t *kind, int32_t kind_len, const uint8_t *source,
+                                        int32_t source_len, int32_t views) {
   char k[64];
   if (!kind || kind_len <= 0 || kind_len >= (int32_t)sizeof k)
     return pt_error(PT_EINVAL, "pt_program_create: kind of length %d%s", kind_len, kind ? "" : " is NULL");
@@ -58,14 +77,20 @@ PT_API int32_t pt_program_create(int32_t device, const uint8_t *kind, int32_t ki
   memcpy(k, kind, (size_t)kind_len);
   k[kind_len] = 0;
   if (strlen(k) != (size_t)kind_len) return pt_error(PT_EINVAL, "pt_program_create: kind contains a NUL byte");
+  pt_layout layout;
+  if (pt_layout_make(pt_program_kind(k), views, source, (size_t)source_len, &layout) != PT_OK)
+    return pt_error_prefix(PT_EINVAL, "pt_program_create(\"%s\")", k);
   pt_prog *p = calloc(1, sizeof *p);
   if (!p) return pt_error(PT_EOOM, "pt_program_create: out of host memory");
+  p->layout = layout;
   pt_lock();
   pt_dev *d;
   int st = pt_obj_use(device, PT_KIND_DEVICE, (void **)&d);
   if (st != PT_OK) { pt_unlock(); free(p); return st; }
   pt_unlock();
+  pt_cache_set_layout(&layout); /* what the driver's cached images are stored with and checked against */
   st = d->drv->program_create(d->ctx, k, source, (size_t)source_len, &p->p);
+  pt_cache_set_layout(NULL);
   if (st != PT_OK) st = pt_error_prefix(st, "pt_program_create(\"%s\") on %s device %d", k, d->drv->name, d->index);
   pt_lock();
   if (st == PT_OK && d->closing) {
@@ -129,12 +154,32 @@ PT_API int32_t pt_launch(int32_t queue, int32_t program, const double *args, int
       goto put;
     }
   }
+  /* The block against the program's layout (after the handles, so a stale one is named
+   * first): the buffers it may name and an ew block's view count. */
+  const double *rest = args + 1 + nbuf;
+  if (nbuf > p->layout.bufs || (p->layout.kind == PT_K_EW && p->layout.views > 0 && nargs - 1 - nbuf > 9 && rest[9] != p->layout.views)) {
+    st = layout_mismatch(program, &p->layout, nbuf, rest, nargs - 1 - nbuf);
+    goto put;
+  }
   pt_dev *d = q->o.dev;
   if (q->capture && (st = pt_capture_launch(q, p, bufs, nbuf, args + 1 + nbuf, nargs - 1 - nbuf)) != PT_OK) goto put;
+  /* After the last queue that used each buffer's memory (core.h); a driver that records a
+   * capture runs nothing now, so its step is ordered when it runs instead. */
+  int runs = !q->capture || !pt_capture_by_driver(q);
+  for (int i = 0; runs && i < nbuf; i++)
+    if ((st = pt_block_order(q, bufs[i]->block)) != PT_OK) {
+      st = pt_error_prefix(st, "pt_launch on %s device %d: ordering it after another queue's use of buffer %d", d->drv->name,
+                           d->index, bufs[i]->o.handle);
+      goto put;
+    }
   pt_unlock();
   st = d->drv->launch(d->ctx, q->q, p->p, refs, nbuf, args + 1 + nbuf, nargs - 1 - nbuf);
   if (st != PT_OK) st = pt_error_prefix(st, "pt_launch on %s device %d", d->drv->name, d->index);
   pt_lock();
+  if (runs) {
+    q->seq++;
+    for (int i = 0; i < nbuf; i++) pt_block_stamp(q, bufs[i]->block);
+  }
 put:
   for (int i = 0; i < got; i++) pt_obj_put(bufs[i]);
   if (p) pt_obj_put(p);
@@ -156,6 +201,8 @@ PT_API int32_t pt_queue_create(int32_t device) {
     st = pt_error_prefix(st, "pt_queue_create on %s device %d", d->drv->name, d->index);
   else if (st == PT_OK && (st = new_handle(d, PT_KIND_QUEUE, &q->o)) < 0)
     d->drv->queue_free(d->ctx, q->q);
+  else if (st > 0)
+    pt_queue_link(d, q);
   pt_unlock();
   if (st < 0) free(q);
   return st;
@@ -183,6 +230,8 @@ PT_API int32_t pt_queue_wait_fence(int32_t queue, int32_t fence) {
     if (f->o.dev != d) st = pt_error(PT_EINVAL, "pt_queue_wait_fence: fence %d and queue %d are on different devices", fence, queue);
     else if ((st = d->drv->queue_wait(d->ctx, q->q, f->f)) != PT_OK)
       st = pt_error_prefix(st, "pt_queue_wait_fence on %s device %d", d->drv->name, d->index);
+    else if (!q->capture) /* blocks last used before the fence need no other wait on q (core.h) */
+      pt_queue_note_wait(q, f->qid, f->qseq);
   }
   pt_unlock();
   return st;
@@ -212,6 +261,10 @@ PT_API int32_t pt_fence_record(int32_t queue) {
     st = pt_error_prefix(st, "pt_fence_record on %s device %d", d->drv->name, d->index);
   else if (st == PT_OK && (st = new_handle(d, PT_KIND_FENCE, &f->o)) < 0)
     d->drv->fence_free(d->ctx, f->f);
+  else if (st > 0) {
+    f->qid = q->id;
+    f->qseq = q->seq;
+  }
   pt_unlock();
   if (st < 0) free(f);
   return st;

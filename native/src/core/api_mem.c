@@ -147,13 +147,25 @@ static int32_t transfer(int32_t queue, int32_t buffer, double offset, void *host
   if ((st = pin2(queue, buffer, &q, &b, fn)) != PT_OK) { pt_unlock(); return st; }
   if ((st = pt_capture_forbids(q, NULL, fn)) == PT_OK && (st = range_check(b, off, n, fn, "byte")) == PT_OK && (n > 0 || !write)) {
     pt_dev *d = b->o.dev;
+    /* After the last queue that used the buffer's memory (core.h). A read has finished when
+     * it returns, so only a write, which may still be queued, stamps the block. */
+    if ((st = pt_block_order(q, b->block)) != PT_OK) {
+      st = pt_error_prefix(st, "%s on %s device %d: ordering it after another queue's use of buffer %d", fn, d->drv->name, d->index,
+                           buffer);
+      goto out;
+    }
     pt_unlock();
     /* A zero-byte read still waits for the queue (polytensor.h), so it reports a failure queued before it. */
     st = write ? d->drv->write(d->ctx, q->q, b->mem, off, host, n)
          : n > 0 ? d->drv->read(d->ctx, q->q, b->mem, off, host, n) : d->drv->sync(d->ctx, q->q);
     if (st != PT_OK) st = pt_error_prefix(st, "%s on %s device %d", fn, d->drv->name, d->index);
     pt_lock();
+    if (write) {
+      q->seq++;
+      pt_block_stamp(q, b->block);
+    }
   }
+out:
   pt_obj_put(b);
   pt_obj_put(q);
   pt_unlock();
@@ -184,11 +196,26 @@ PT_API int32_t pt_buffer_copy(int32_t queue, int32_t src, double src_offset, int
   else if ((st = range_check(s, so, n, fn, "source")) == PT_OK && (st = range_check(d2, dof, n, fn, "destination")) == PT_OK && n > 0 &&
            (!q->capture || (st = pt_capture_copy(q, s, so, d2, dof, n)) == PT_OK)) {
     pt_dev *d = q->o.dev;
+    /* As pt_launch: after the last queue that used either buffer's memory, unless the driver records it for a step. */
+    int runs = !q->capture || !pt_capture_by_driver(q);
+    pt_buf *ob = NULL;
+    if (runs && (st = pt_block_order(q, (ob = s)->block)) == PT_OK) st = pt_block_order(q, (ob = d2)->block);
+    if (st != PT_OK) {
+      st = pt_error_prefix(st, "%s on %s device %d: ordering it after another queue's use of buffer %d", fn, d->drv->name, d->index,
+                           ob->o.handle);
+      goto out1;
+    }
     pt_unlock();
     st = d->drv->copy(d->ctx, q->q, s->mem, so, d2->mem, dof, n);
     if (st != PT_OK) st = pt_error_prefix(st, "%s on %s device %d", fn, d->drv->name, d->index);
     pt_lock();
+    if (runs) {
+      q->seq++;
+      pt_block_stamp(q, s->block);
+      pt_block_stamp(q, d2->block);
+    }
   }
+out1:
   pt_obj_put(d2);
 out2:
   pt_obj_put(s);

@@ -304,6 +304,69 @@ static const struct { const char *name; int shape; } kinds[PT_K_COUNT] = {
     [PT_K_PHILOX] = {"philox", PT_SHAPE_ELEMENT},
 };
 
+/* The VIEWs each kind's kernel reads and the buffers one launch may name (blocks.h). */
+#define ANY_BUFS 0x7fffffff
+static const struct { int views, bufs; } fixed[PT_K_COUNT] = {
+    [PT_K_EW] = {0, ANY_BUFS}, /* the program's own: see pt_layout_make */
+    [PT_K_REDUCE] = {2, 2},
+    [PT_K_SCAN] = {2, 2},
+    [PT_K_MATMUL] = {3, 3},
+    [PT_K_SORT] = {3, 3},
+    [PT_K_GATHER] = {3, 3},
+    [PT_K_SCATTER] = {3, 3},
+    [PT_K_INDEX_PUT] = {0, RANK + 2}, /* OUT, IDX x k (k <= 8, from the block), VALS */
+    [PT_K_INDEX_GET] = {0, RANK + 2},
+    [PT_K_NONZERO] = {1, 2}, /* IN VIEW and the OUT buffer */
+    [PT_K_MASKED_SELECT] = {3, 3},
+    [PT_K_PHILOX] = {1, 1},
+};
+#define EW_MAGIC 0x50540001
+#define EW_MAX_DECLARED (1 << 20) /* more inputs than any block can hold: left to the driver to refuse */
+
+int pt_layout_make(int kind, int32_t views, const uint8_t *src, size_t len, pt_layout *out) {
+  *out = (pt_layout){PT_BLOCK_ABI, kind, 0, ANY_BUFS};
+  if (kind < 0 || kind >= PT_K_COUNT) return PT_OK; /* the driver names the unknown kind */
+  if (views < 0) return pt_error(PT_EINVAL, "a %s program declared %d views", kinds[kind].name, views);
+  if (kind != PT_K_EW) {
+    if (views != 0 && views != fixed[kind].views)
+      return pt_error(PT_EINVAL, "a %s program declared %d views; its block has %s%d (blocks.h)", kinds[kind].name, views,
+                      fixed[kind].views ? "" : "k + ", fixed[kind].views ? fixed[kind].views : 2);
+    out->views = fixed[kind].views;
+    out->bufs = fixed[kind].bufs;
+    return PT_OK;
+  }
+  int32_t w[2];
+  int from_src = 0;
+  if (src && len >= 16) {
+    memcpy(w, src, sizeof w);
+    if (w[0] == EW_MAGIC && w[1] >= 0 && w[1] <= EW_MAX_DECLARED) from_src = w[1] + 1;
+  }
+  if (views > 0 && from_src > 0 && views != from_src)
+    return pt_error(PT_EINVAL, "an ew program declared %d views (%d inputs + output) but its bytecode has %d input%s", views,
+                    views - 1, from_src - 1, from_src == 2 ? "" : "s");
+  out->views = views > 0 ? views : from_src;
+  if (out->views > 0) out->bufs = out->views;
+  return PT_OK;
+}
+
+int pt_layout_same(const pt_layout *a, const pt_layout *b) {
+  return a->abi == b->abi && a->kind == b->kind && a->views == b->views && a->bufs == b->bufs;
+}
+
+const char *pt_layout_text(const pt_layout *l, char *buf, size_t cap) {
+  const char *name = pt_program_kind_name(l->kind);
+  char views[64], bufs[32];
+  if (l->kind == PT_K_EW && l->views > 0)
+    snprintf(views, sizeof views, "%d input%s + output = %d views", l->views - 1, l->views == 2 ? "" : "s", l->views);
+  else if (l->kind == PT_K_INDEX_PUT || l->kind == PT_K_INDEX_GET) snprintf(views, sizeof views, "k + 2 views");
+  else if (l->views > 0) snprintf(views, sizeof views, "%d view%s", l->views, l->views == 1 ? "" : "s");
+  else snprintf(views, sizeof views, "views undeclared");
+  if (l->bufs == ANY_BUFS) snprintf(bufs, sizeof bufs, "any buffers");
+  else snprintf(bufs, sizeof bufs, "up to %d buffer%s", l->bufs, l->bufs == 1 ? "" : "s");
+  snprintf(buf, cap, "%s (%s, %s; block ABI %d)", name, views, bufs, l->abi);
+  return buf;
+}
+
 int pt_program_kind(const char *name) {
   for (int k = 0; k < PT_K_COUNT; k++)
     if (strcmp(name, kinds[k].name) == 0) return k;

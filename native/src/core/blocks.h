@@ -83,12 +83,37 @@
  */
 #ifndef PT_BLOCKS_H
 #define PT_BLOCKS_H
+#include <stddef.h>
 #include <stdint.h>
 #include "driver.h"
 
 /* Program kinds, in the order above. */
 enum { PT_K_EW, PT_K_REDUCE, PT_K_SCAN, PT_K_MATMUL, PT_K_SORT, PT_K_GATHER, PT_K_SCATTER, PT_K_INDEX_PUT,
        PT_K_INDEX_GET, PT_K_NONZERO, PT_K_MASKED_SELECT, PT_K_PHILOX, PT_K_COUNT };
+
+/* The version of the block layouts above. Bump it whenever one of them changes: every
+ * program records the layout it was built for (pt_layout), compiled programs cached on disk
+ * carry it (program_cache.c), and an entry written for another version is named on stderr and
+ * recompiled instead of launched. */
+#define PT_BLOCK_ABI 1
+
+/* The argument layout a program was built for, fixed when it is created: the block ABI, the
+ * kind, the VIEWs its kernel reads (ew: 1 + its inputs, 0 = not declared; index_put and
+ * index_get: 0, their block's k says) and the most buffers one launch may name (every buffer
+ * of a block is some view's or slot's). pt_launch compares a block's nbuf, and an ew block's
+ * view count, with it before anything runs (a few integer compares, no parse), and refuses a
+ * mismatch with PT_EINVAL naming both; the full check of the block stays pt_block_check's
+ * (GPU drivers) or the kernel's (CPU). */
+typedef struct { int32_t abi, kind, views, bufs; } pt_layout;
+
+/* The layout of a `kind` program (PT_K_*) whose caller declares `views` (0: the kind's own;
+ * for ew, the bytecode header's inputs + 1 where the source is bytecode, else undeclared).
+ * PT_OK, or PT_EINVAL naming the kind when views contradicts the kind or the bytecode. */
+int pt_layout_make(int kind, int32_t views, const uint8_t *src, size_t len, pt_layout *out);
+/* Text for diagnostics, e.g. "ew (2 inputs + output = 3 views, up to 3 buffers; block ABI 1)". */
+const char *pt_layout_text(const pt_layout *l, char *buf, size_t cap);
+/* Whether a and b describe the same layout. */
+int pt_layout_same(const pt_layout *a, const pt_layout *b);
 
 /* How a data-parallel device splits a kind's work (pt_block_check's *work counts it):
  *   ELEMENT: one thread per output element (work = elements of the output);

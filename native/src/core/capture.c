@@ -11,6 +11,11 @@
  * reads, writes and waits on its device are errors: they would read values that do not
  * exist yet or bake a host pointer into every replay. Everything here runs under the lock
  * except the driver calls of begin, end and launch, made with the queue pinned.
+ *
+ * Block reuse across queues (core.h). Work a driver records runs only when the step does,
+ * so it is ordered then: every run (the one pt_capture_end makes and each pt_graph_launch)
+ * first waits for the last other queue that used any pinned buffer, then stamps them all
+ * with its queue. Work this file records runs at once too and is ordered by pt_launch.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +107,28 @@ int pt_capture_copy(pt_queue *q, pt_buf *src, size_t soff, pt_buf *dst, size_t d
   return st == PT_OK ? st : fail(g, st);
 }
 
+int pt_capture_by_driver(const pt_queue *q) { return q->capture && q->capture->driver; }
+
+/* A step's run is ordered after the last queue that used each buffer it pinned, and then
+ * stamps them with q (core.h): replays on another queue, and memory the step's buffers give
+ * back once the graph is freed, are ordered like any other work. One compare per buffer
+ * per run while they stay on one queue. */
+static int order_pins(pt_queue *q, pt_graph *g) {
+  for (int i = 0; i < g->npins; i++) {
+    if (g->pins[i]->kind != PT_KIND_BUFFER) continue;
+    pt_buf *b = (pt_buf *)g->pins[i];
+    int st = pt_block_order(q, b->block);
+    if (st != PT_OK) return pt_error_prefix(st, "ordering the step after another queue's use of buffer %d", b->o.handle);
+  }
+  return PT_OK;
+}
+
+static void stamp_pins(pt_queue *q, pt_graph *g) {
+  q->seq++;
+  for (int i = 0; i < g->npins; i++)
+    if (g->pins[i]->kind == PT_KIND_BUFFER) pt_block_stamp(q, ((pt_buf *)g->pins[i])->block);
+}
+
 int pt_capture_forbids(const pt_queue *q, const pt_dev *d, const char *what) {
   if (q && q->capture)
     return pt_error(PT_EINVAL, "%s: queue %d is capturing a step; host reads, writes and waits are not allowed until "
@@ -134,8 +161,16 @@ PT_API int32_t pt_capture_begin(int32_t queue) {
   if (st != PT_OK) goto out;
   pt_dev *d = q->o.dev;
   if (q->capture) st = pt_error(PT_EINVAL, "pt_capture_begin: queue %d is already capturing a step (capture does not nest)", queue);
-  else if (d->drv->capture_begin && (st = d->drv->capture_begin(d->ctx, q->q)) != PT_OK)
-    st = pt_error_prefix(st, "pt_capture_begin on %s device %d", d->drv->name, d->index);
+  else if (d->drv->capture_begin) {
+    /* While the driver records, q's stream takes no fence: this one stands for q's earlier
+     * work when another queue must wait for it (alloc.c); freed when the capture ends. */
+    if (d->drv->fence_record && (st = d->drv->fence_record(d->ctx, q->q, &q->pre)) != PT_OK) q->pre = NULL;
+    else if ((st = d->drv->capture_begin(d->ctx, q->q)) != PT_OK && q->pre) {
+      d->drv->fence_free(d->ctx, q->pre);
+      q->pre = NULL;
+    }
+    if (st != PT_OK) st = pt_error_prefix(st, "pt_capture_begin on %s device %d", d->drv->name, d->index);
+  }
   if (st == PT_OK) {
     g->o = (pt_obj){PT_KIND_GRAPH, 0, 1, d};
     g->driver = d->drv->capture_begin != NULL;
@@ -169,9 +204,16 @@ PT_API int32_t pt_capture_end(int32_t queue) {
   if (g->driver) {
     pt_unlock();
     st = d->drv->capture_end(d->ctx, q->q, &g->g);
-    if (st == PT_OK && !g->failed) st = d->drv->graph_launch(d->ctx, q->q, g->g);
-    if (st != PT_OK) st = pt_error_prefix(st, "pt_capture_end on %s device %d", d->drv->name, d->index);
     pt_lock();
+    if (q->pre) d->drv->fence_free(d->ctx, q->pre);
+    q->pre = NULL;
+    if (st == PT_OK && !g->failed && (st = order_pins(q, g)) == PT_OK) {
+      pt_unlock();
+      st = d->drv->graph_launch(d->ctx, q->q, g->g);
+      pt_lock();
+      stamp_pins(q, g);
+    }
+    if (st != PT_OK) st = pt_error_prefix(st, "pt_capture_end on %s device %d", d->drv->name, d->index);
   }
   if (st == PT_OK && g->failed) st = pt_error(PT_EINVAL, "pt_capture_end: a launch inside the step failed, so queue %d recorded no usable step", queue);
   if (st == PT_OK && (h = pt_handle_new(PT_KIND_GRAPH, &g->o)) > 0) g->o.handle = h;
@@ -194,26 +236,27 @@ PT_API int32_t pt_graph_launch(int32_t graph, int32_t queue) {
   pt_dev *d = q->o.dev;
   if (d != g->o.dev) st = pt_error(PT_EINVAL, "pt_graph_launch: step %d and queue %d are on different devices", graph, queue);
   else if (q->capture) st = pt_error(PT_EINVAL, "pt_graph_launch: queue %d is capturing a step; captured steps do not nest", queue);
-  else if (g->driver) {
+  else if ((st = order_pins(q, g)) == PT_OK) {
     pt_unlock();
-    st = d->drv->graph_launch(d->ctx, q->q, g->g);
-    pt_lock();
-  } else {
-    pt_unlock();
-    pt_mem_ref refs[64];
-    for (int i = 0; i < g->nrec && st == PT_OK; i++) {
-      rec *r = &g->recs[i];
-      if (!r->p) {
-        st = d->drv->copy(d->ctx, q->q, r->bufs[0]->mem, r->soff, r->bufs[1]->mem, r->doff, r->bytes);
-        continue;
+    if (g->driver) {
+      st = d->drv->graph_launch(d->ctx, q->q, g->g);
+    } else {
+      pt_mem_ref refs[64];
+      for (int i = 0; i < g->nrec && st == PT_OK; i++) {
+        rec *r = &g->recs[i];
+        if (!r->p) {
+          st = d->drv->copy(d->ctx, q->q, r->bufs[0]->mem, r->soff, r->bufs[1]->mem, r->doff, r->bytes);
+          continue;
+        }
+        pt_mem_ref *rr = r->nbuf <= 64 ? refs : malloc((size_t)r->nbuf * sizeof *rr);
+        if (!rr) { st = pt_error(PT_EOOM, "pt_graph_launch: out of host memory"); break; }
+        for (int k = 0; k < r->nbuf; k++) rr[k] = (pt_mem_ref){r->bufs[k]->mem, r->bufs[k]->host, r->bufs[k]->bytes};
+        st = d->drv->launch(d->ctx, q->q, r->p->p, rr, r->nbuf, r->a, r->na);
+        if (rr != refs) free(rr);
       }
-      pt_mem_ref *rr = r->nbuf <= 64 ? refs : malloc((size_t)r->nbuf * sizeof *rr);
-      if (!rr) { st = pt_error(PT_EOOM, "pt_graph_launch: out of host memory"); break; }
-      for (int k = 0; k < r->nbuf; k++) rr[k] = (pt_mem_ref){r->bufs[k]->mem, r->bufs[k]->host, r->bufs[k]->bytes};
-      st = d->drv->launch(d->ctx, q->q, r->p->p, rr, r->nbuf, r->a, r->na);
-      if (rr != refs) free(rr);
     }
     pt_lock();
+    stamp_pins(q, g);
   }
   if (st != PT_OK && st != PT_EINVAL) st = pt_error_prefix(st, "pt_graph_launch of step %d on %s device %d", graph, d->drv->name, d->index);
   pt_obj_put(q);

@@ -7,10 +7,22 @@
  * pt_obj_put() afterwards. An object is destroyed when its last reference goes; a device
  * is closed by dropping all its handles, waiting for busy to reach 0, then shutting the
  * driver context down, so no driver call ever races with its own context's teardown.
+ *
+ * Block reuse across queues. A block remembers the queue that last used it (qid, qseq:
+ * that queue's id and its submission count at the use); the stamp lives in the block, so it
+ * survives the free and the reuse. Before work on queue q uses a block stamped by another
+ * live queue a, the core makes q wait for a on the device (fence_record on a, queue_wait on
+ * q), unless q already waits for a at or after the stamp (q->waited); then the work stamps
+ * the block with q. So a freed buffer's memory handed to a new buffer on another queue is
+ * never written (or read) before the old user's work is done. One compare per buffer per
+ * submission when a block stays on one queue. Ids are never reused, so a stamp is never a
+ * dangling pointer: a queue that goes first makes its device's default queue wait for it,
+ * and a stamp whose queue is gone counts as the default queue at that point (dead_seq).
  */
 #ifndef PT_CORE_H
 #define PT_CORE_H
 #include <stddef.h>
+#include "blocks.h"
 #include "driver.h"
 #include "handles.h"
 
@@ -21,7 +33,8 @@
 
 typedef struct pt_block {
   void *mem, *host;
-  size_t size; /* rounded */
+  size_t size;         /* rounded */
+  uint64_t qid, qseq;  /* the queue that last used it (0: none yet) and its pt_queue.seq then */
   struct pt_block *next;
 } pt_block;
 
@@ -34,6 +47,7 @@ typedef struct {
 } pt_alloc;
 
 typedef struct pt_dev pt_dev;
+typedef struct pt_queue pt_queue;
 
 typedef struct { /* common head of every object */
   int kind;
@@ -48,6 +62,9 @@ struct pt_dev {
   int backend, index;
   void *ctx;
   int32_t queue0;
+  pt_queue *q0;      /* the default queue */
+  pt_queue *queues;  /* live queues, linked by pt_queue.next */
+  uint64_t dead_seq; /* q0's seq once it waited for the last queue that went: a gone queue's stamps mean this */
   int busy, closing;
   pt_alloc alloc;
   pt_dev *next;
@@ -55,9 +72,20 @@ struct pt_dev {
 
 typedef struct { pt_obj o; pt_block *block; void *mem, *host; size_t bytes; int owners, wrapped; } pt_buf;
 typedef struct pt_graph pt_graph;
-typedef struct { pt_obj o; void *q; pt_graph *capture; /* set between pt_capture_begin and _end */ } pt_queue;
-typedef struct { pt_obj o; void *f; } pt_fence;
-typedef struct { pt_obj o; void *p; } pt_prog;
+#define PT_WAITED 4
+struct pt_queue {
+  pt_obj o;
+  void *q;
+  pt_graph *capture; /* set between pt_capture_begin and _end */
+  uint64_t id;       /* unique for the process, never reused; 0 never */
+  uint64_t seq;      /* submissions (launches, copies, writes, replays) stamped so far, each once the driver took it */
+  struct { uint64_t qid, seq; } waited[PT_WAITED]; /* other queues' positions this one waits for on the device */
+  int wnext;
+  void *pre;         /* while the driver captures: a fence recorded just before, for other queues to wait on */
+  pt_queue *next;
+};
+typedef struct { pt_obj o; void *f; uint64_t qid, qseq; /* its queue and that queue's seq at the record */ } pt_fence;
+typedef struct { pt_obj o; void *p; pt_layout layout; /* what its blocks must be: checked by pt_launch */ } pt_prog;
 
 void pt_lock(void);
 void pt_unlock(void);
@@ -79,6 +107,29 @@ int pt_capture_copy(pt_queue *q, pt_buf *src, size_t soff, pt_buf *dst, size_t d
 void pt_graph_destroy(pt_graph *g);
 /* PT_OK, or the error for a host read, write or wait while q (or any queue of d) captures. */
 int pt_capture_forbids(const pt_queue *q, const pt_dev *d, const char *what);
+
+/* capture.c: 1 while q's driver records its work instead of running it (a driver capture):
+ * such work is ordered and stamped when the step runs (pt_capture_end, pt_graph_launch). */
+int pt_capture_by_driver(const pt_queue *q);
+
+/* Block reuse across queues (alloc.c, under the lock; the comment at the top says why).
+ * pt_block_order, before work on q that uses b is handed to the driver: PT_OK, or the
+ * driver's failure to order it (nothing was queued then). pt_block_stamp, after the driver
+ * took the work (q->seq was advanced once for it): b was last used by q. b is NULL for a
+ * wrapped buffer, which the allocator never hands to anyone else. */
+int pt_block_order_slow(pt_queue *q, const pt_block *b);
+static inline int pt_block_order(pt_queue *q, const pt_block *b) {
+  return b && b->qid != q->id && b->qid != 0 ? pt_block_order_slow(q, b) : PT_OK;
+}
+static inline void pt_block_stamp(const pt_queue *q, pt_block *b) {
+  if (b) { b->qid = q->id; b->qseq = q->seq; }
+}
+/* A new queue gets its id and joins its device's list; pt_queue_unlink, before the driver
+ * frees a queue, leaves the list and orders the default queue after the queue's work. */
+void pt_queue_link(pt_dev *d, pt_queue *q);
+void pt_queue_unlink(pt_queue *q);
+/* q waits on the device for queue qid's work up to its seq (a pt_queue_wait_fence). */
+void pt_queue_note_wait(pt_queue *q, uint64_t qid, uint64_t seq);
 
 /* Allocator (under the lock). pt_alloc_get rounds, takes from the cache or the driver. */
 int pt_alloc_get(pt_dev *d, size_t bytes, pt_block **out);

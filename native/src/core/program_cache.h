@@ -5,6 +5,7 @@
 #define PT_PROGRAM_CACHE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "blocks.h"
 
 #define PT_CACHE_SEED 0xcbf29ce484222325ULL
 uint64_t pt_cache_hash(uint64_t h, const void *p, size_t n); /* FNV-1a, chained from PT_CACHE_SEED */
@@ -14,5 +15,12 @@ unsigned char *pt_cache_disk_get(uint64_t key, const char *suffix, size_t *n);
 void pt_cache_disk_put(uint64_t key, const char *suffix, const unsigned char *data, size_t n);
 /* <cache dir>/<hash><suffix>, creating the directory; 0 when there is none. */
 int pt_cache_path(char *out, size_t cap, uint64_t key, const char *suffix);
+/* The argument layout of the program being created on this thread (NULL: none). The core
+ * sets it around a driver's program_create, so drivers pass plain keys: meanwhile every
+ * function above keys by the layout class too (kind, views, buffers joined to the key), disk
+ * entries carry the whole layout, and one read back for another layout, or truncated or
+ * corrupt, is named on stderr (once per entry) and reads as absent: the driver recompiles and
+ * its put rewrites the entry, so a mismatched image is never loaded. */
+void pt_cache_set_layout(const pt_layout *l);
 
 #endif

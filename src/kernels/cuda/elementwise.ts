@@ -264,6 +264,15 @@ function fail(why: string): never {
   throw new Error(`cuda renderer: ${why}`);
 }
 
+/** Bytes per element by dtype code (dtype.ts), and four elements of each size as one vector. */
+const SIZE = [4, 2, 2, 8, 4, 8, 1, 1];
+const VEC_TYPES = String.raw`
+struct alignas(4) pt_v4_1 { pt_u8 v[4]; };
+struct alignas(8) pt_v4_2 { pt_u16 v[4]; };
+struct alignas(16) pt_v4_4 { pt_u32 v[4]; };
+struct alignas(16) pt_v4_8 { pt_u64 v[4]; };
+`;
+
 /** Elements per thread per step of the contiguous path: their loads are all issued first. */
 const UNROLL = 4;
 
@@ -272,7 +281,7 @@ const UNROLL = 4;
  * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
  * index) and `@q<v>` (view v's element offset).
  */
-export function renderElementwise(words: Int32Array): string {
+export function renderElementwise(words: Int32Array, linear?: readonly number[]): string {
   if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
   const ninputs = words[1], ninstr = words[3];
   if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
@@ -377,6 +386,50 @@ export function renderElementwise(words: Int32Array): string {
     `      if (i${u} < n) {\n${place(body, "        ", `_${u}`, `i${u}`, (v) => `o${v} + i${u}`)}\n      }`
   );
   const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
+  const loop = (start = "PT_FIRST") =>
+    `    for (pt_i64 i = ${start}; i < n; i += ${UNROLL} * PT_STEP) {
+${linearLoads.join("\n")}
+${linearBody.join("\n")}
+    }`;
+  if (linear) {
+    if (linear.length !== nviews || linear.some((c) => !(c >= 0 && c < SIZE.length))) fail(`bad linear layout ${linear}`);
+    // Four consecutive elements of each view move as one vector (through a local array that
+    // the ld/st helpers read and write with constant indices) when every offset allows it.
+    const vec = (v: number) => `pt_v4_${SIZE[linear[v]]}`;
+    const lane = (l: string, u: number) => l.replace(/\(b(\d+), dt(\d+), @q\d+/g, `((char *)&V$1, dt$2, ${u}`);
+    const vecUnits = units.map((u) =>
+      [...loads.map((l) => `${l.T} ${l.name} = ${lane(l.expr, u)};`), ...body.map((l) => lane(l, u))].map((l) =>
+        "      " + l.replaceAll("@u", `_${u}`).replaceAll("@i", `(4 * j + ${u})`)
+      ).join("\n")
+    );
+    return `${preambleFor(slots)}${EW_HELPERS}${VEC_TYPES}
+/* ew, linear layout: every view is contiguous over one dim (rank <= 1 after collapsing, unit
+ * strides) and view v is buffer v, with the dtypes fixed when the program was made, so
+ * loads and stores need no coordinates, buffer search or dtype switch. Same block as ew. */
+extern "C" __global__ void pt_main(const pt_params p) {
+  const pt_i64 n = PT_A(1);
+${
+      each((v) =>
+        `  char *const b${v} = (char *)p.buf[${v}];\n  const int dt${v} = ${linear[v]};\n  const pt_i64 o${v} = PT_A(${12 + 11 * v});`
+      )
+    }
+${hoisted.join("\n")}
+  const pt_i64 nv = ${each((v) => `(o${v} & 3) == 0`, " && ")} ? n / 4 : 0;
+  for (pt_i64 j = PT_FIRST; j < nv; j += PT_STEP) {
+${views.slice(1).map((v) => `    const ${vec(v)} V${v} = *(const ${vec(v)} *)(b${v} + (o${v} + 4 * j) * ${SIZE[linear[v]]});`).join("\n")}
+    ${vec(0)} V0;
+    {
+${vecUnits.join("\n    }\n    {\n")}
+    }
+    *(${vec(0)} *)(b0 + (o0 + 4 * j) * ${SIZE[linear[0]]}) = V0;
+  }
+  /* the elements after the last whole vector (all of them when an offset is unaligned) */
+  if (nv * 4 < n) {
+${loop("nv * 4 + PT_FIRST")}
+  }
+}
+`;
+  }
   return `${preambleFor(slots)}${EW_HELPERS}
 /* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
  * ELEMENT launch over the output's elements. */
@@ -397,10 +450,7 @@ ${
   const bool linear = ${each((v) => `pt_ew_linear(p, ${13 + 11 * v}, rank)`, " && ")};
 ${hoisted.join("\n")}
   if (linear) {
-    for (pt_i64 i = PT_FIRST; i < n; i += ${UNROLL} * PT_STEP) {
-${linearLoads.join("\n")}
-${linearBody.join("\n")}
-    }
+${loop()}
     return;
   }
   /* Strided views: shape and strides are kept in shared memory (registers stay free for

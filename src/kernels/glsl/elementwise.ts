@@ -8,6 +8,13 @@
  * Python modulo with an error on zero, NaN-propagating max/min, round half to even.
  * Transcendentals come from math.ts (double precision, f32 rounded once from it), float
  * arithmetic from the preamble's precise helpers.
+ *
+ * For launches with the linear layout (launch.ts: every view contiguous over one dim, view
+ * v in buffer v) renderElementwise(words, dtypes) gives a second program of the same
+ * bytecode with the views' dtypes fixed: each load and store is the general helper's
+ * conversion for that dtype, written out (fromRaw, toRaw), with no coordinates, buffer
+ * lookup or dtype switch, and four elements of each view move as one vector when every
+ * view's first element is aligned for it. It reads the general program's block.
  */
 import { PREAMBLE } from "./preamble.ts";
 import { MATH } from "./math.ts";
@@ -35,8 +42,8 @@ double pt_fmod_py(double a, double b) {
 }
 `;
 
-/** Loads and stores between a view's dtype and a compute type (ew_io.h), and integer ops. */
-const EW_HELPERS = String.raw`
+/** Loads and stores between a view's dtype, read at run time, and a compute type (ew_io.h). */
+const EW_IO = String.raw`
 float pt_ew_ld_f32(uint64_t b, int dt, int64_t i) {
   switch (dt) {
   case PT_F32: return pt_raw_f32(b, i);
@@ -95,7 +102,10 @@ void pt_ew_st_i64(uint64_t b, int dt, int64_t i, int64_t v) {
   default: pt_st_i64(b, dt, i, v); break;
   }
 }
+`;
 
+/** Integer floor division, Python modulo and power. */
+const INT_OPS = String.raw`
 /* Floor division and Python modulo on magnitudes (GLSL leaves signed / and % of negative
  * operands to the implementation); d != 0 (checked by the caller), d == -1 wraps. */
 int64_t pt_idiv(int64_t a, int64_t d) {
@@ -138,7 +148,10 @@ int64_t pt_ipow(int64_t base, int64_t e) {
   }
   return int64_t(result);
 }
+`;
 
+/** The general program's run-time test for its contiguous path. */
+const EW_LINEAR = String.raw`
 /* Whether the view whose strides start at slot k has its elements at offset + i for output
  * element i (row-major contiguous over the shape; size-1 dims may have any stride). */
 bool pt_ew_linear(int k, int rank) {
@@ -251,7 +264,7 @@ const UNROLL = 4;
  * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
  * index) and `@q<v>` (view v's element offset).
  */
-export function renderElementwise(words: Int32Array): string {
+export function renderElementwise(words: Int32Array, linear?: readonly number[]): string {
   if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
   const ninputs = words[1], ninstr = words[3];
   if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
@@ -259,7 +272,7 @@ export function renderElementwise(words: Int32Array): string {
   const constBase = 10 + nviews * 11 + 1; // slot of const[0]
   if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than PtParams' ${MAX_ARGS} argument slots`);
   const hoisted: string[] = [];
-  const loads: { T: string; name: string; expr: string }[] = [];
+  const loads: { T: string; name: string; expr: string; ct: number; view: number }[] = [];
   const body: string[] = [];
   const regs = new Map<number, Reg>();
   const read = (i: number, r: number, type: number): string => {
@@ -270,6 +283,8 @@ export function renderElementwise(words: Int32Array): string {
   };
   let stored = false;
   let math = false; // whether an op calls math.ts (most programs need none of its text)
+  let ints = false; // whether an op calls INT_OPS (the linear program skips their text otherwise)
+  let store = { ct: F32, value: "" }; // STORE's compute type and register (the last body line stores it)
   for (let i = 0; i < ninstr; i++) {
     const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
     if (stored) fail("STORE must be the last instruction");
@@ -278,7 +293,7 @@ export function renderElementwise(words: Int32Array): string {
     let expr: string, type = ct;
     if (op === 0) {
       if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
-      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})` });
+      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})`, ct, view: a + 1 });
       regs.set(dst, { name, type });
       continue;
     } else if (op === 1) {
@@ -312,14 +327,17 @@ export function renderElementwise(words: Int32Array): string {
       } else if (op === 53) {
         body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 0l, 0l); return; }`);
         expr = `pt_idiv(${x}, ${y})`;
+        ints = true;
       } else if (op === 54) {
         math ||= isFloat;
         if (!isFloat) body.push(`if (${y} < ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_POW, @i, 0l, 0l); return; }`);
         expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
+        ints ||= !isFloat;
       } else if (op === 55) {
         math ||= isFloat;
         if (!isFloat) body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 1l, 0l); return; }`);
         expr = isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
+        ints ||= !isFloat;
       } else {
         const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
         expr = isFloat ? `(isnan(${x}) || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
@@ -328,7 +346,8 @@ export function renderElementwise(words: Int32Array): string {
       expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
     } else if (op === 90) {
       if (i !== ninstr - 1) fail("STORE must be the last instruction");
-      body.push(`pt_ew_st_${SUFFIX[ct]}(b0, dt0, @q0, ${read(i, a, ct)});`);
+      store = { ct, value: read(i, a, ct) };
+      body.push(`pt_ew_st_${SUFFIX[ct]}(b0, dt0, @q0, ${store.value});`);
       stored = true;
       continue;
     } else {
@@ -355,7 +374,11 @@ export function renderElementwise(words: Int32Array): string {
     `      if (i${u} < n) {\n${place(body, "        ", `_${u}`, `i${u}`, (v) => `o${v} + i${u}`)}\n      }`
   );
   const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
-  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${EW_HELPERS}
+  if (linear) {
+    const head = `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${ints ? INT_OPS : ""}`;
+    return head + renderLinear(linear, nviews, hoisted, loads, body.slice(0, -1), store);
+  }
+  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${EW_IO}${INT_OPS}${EW_LINEAR}
 /* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
  * ELEMENT launch over the output's elements. */
 shared int64_t sh_shape[PT_MAX_RANK];
@@ -410,6 +433,196 @@ ${each((v) => `        q${v} += c * sh_st[${v * 8} + d];`)}
     }
 ${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
 ${place(body, "    ", "", "i", (v) => `q${v}`)}
+  }
+}
+`;
+}
+
+// ---- the linear layout ------------------------------------------------------------------
+
+/** dtype codes (dtype.ts). */
+const D_F32 = 0, D_F16 = 1, D_BF16 = 2, D_F64 = 3, D_I32 = 4, D_I64 = 5, D_U8 = 6, D_BOOL = 7;
+
+/**
+ * Per dtype code: bytes per element, the preamble's raw scalar load and store, and the
+ * block that moves four elements as one vector with the local vector type it is read into
+ * (16- and 8-bit elements widen to uvec4: their storage types have no arithmetic).
+ */
+const DTYPE_IO: readonly { size: number; ld: string; st: string; vec: string; wide: string; narrow: string }[] = [
+  { size: 4, ld: "pt_raw_f32", st: "pt_put_f32", vec: "PtV4F32", wide: "vec4", narrow: "" },
+  { size: 2, ld: "pt_raw_u16", st: "pt_put_u16", vec: "PtV4U16", wide: "uvec4", narrow: "u16vec4" },
+  { size: 2, ld: "pt_raw_u16", st: "pt_put_u16", vec: "PtV4U16", wide: "uvec4", narrow: "u16vec4" },
+  { size: 8, ld: "pt_raw_f64", st: "pt_put_f64", vec: "PtV4F64", wide: "dvec4", narrow: "" },
+  { size: 4, ld: "pt_raw_i32", st: "pt_put_i32", vec: "PtV4I32", wide: "ivec4", narrow: "" },
+  { size: 8, ld: "pt_raw_i64", st: "pt_put_i64", vec: "PtV4I64", wide: "i64vec4", narrow: "" },
+  { size: 1, ld: "pt_raw_u8", st: "pt_put_u8", vec: "PtV4U8", wide: "uvec4", narrow: "u8vec4" },
+  { size: 1, ld: "pt_raw_u8", st: "pt_put_u8", vec: "PtV4U8", wide: "uvec4", narrow: "u8vec4" },
+];
+
+/** The vector blocks, aligned to their size (the program checks each view's address). */
+const VEC_BLOCKS: Readonly<Record<string, string>> = {
+  PtV4F32: "layout(buffer_reference, std430, buffer_reference_align = 16) buffer PtV4F32 { vec4 v; };",
+  PtV4U16: "layout(buffer_reference, std430, buffer_reference_align = 8) buffer PtV4U16 { u16vec4 v; };",
+  PtV4F64: "layout(buffer_reference, std430, buffer_reference_align = 32) buffer PtV4F64 { dvec4 v; };",
+  PtV4I32: "layout(buffer_reference, std430, buffer_reference_align = 16) buffer PtV4I32 { ivec4 v; };",
+  PtV4I64: "layout(buffer_reference, std430, buffer_reference_align = 32) buffer PtV4I64 { i64vec4 v; };",
+  PtV4U8: "layout(buffer_reference, std430, buffer_reference_align = 4) buffer PtV4U8 { u8vec4 v; };",
+};
+
+/**
+ * A raw element x of dtype dt (as the DTYPE_IO load gives it: float, double, int, int64_t,
+ * or the bits of f16/bf16/u8/bool in a uint) converted to compute type ct: the same
+ * expressions pt_ew_ld_<ct> evaluates for that dtype, so the value is the same.
+ */
+function fromRaw(x: string, ct: number, dt: number): string {
+  const f32 = dt === D_F16 ? `pt_f16_to_f32(${x})` : dt === D_BF16 ? `pt_bf16_to_f32(${x})` : x; // F32, F16, BF16
+  const isF = dt === D_F32 || dt === D_F16 || dt === D_BF16;
+  switch (ct) {
+    case F32:
+      return isF ? f32 : dt === D_BOOL ? `(${x} != 0u ? 1.0 : 0.0)` : `float(${x})`;
+    case F64:
+      return isF ? `double(${f32})` : dt === D_F64 ? x : dt === D_BOOL ? `(${x} != 0u ? 1.0lf : 0.0lf)` : `double(${x})`;
+    case I32:
+      if (isF) return `pt_f2i32(double(${f32}))`;
+      return dt === D_F64 ? `pt_f2i32(${x})` : dt === D_I32 ? x : dt === D_BOOL ? `(${x} != 0u ? 1 : 0)` : `int(${x})`;
+    default:
+      if (isF) return `pt_f2i64(double(${f32}))`;
+      return dt === D_F64 ? `pt_f2i64(${x})` : dt === D_I64 ? x : dt === D_BOOL ? `(${x} != 0u ? 1l : 0l)` : `int64_t(${x})`;
+  }
+}
+
+/** A double d as pt_st_f64 stores it in dtype dt, as the raw value DTYPE_IO's store takes. */
+function rawOfF64(d: string, dt: number): string {
+  switch (dt) {
+    case D_F32:
+      return `float(${d})`;
+    case D_F16:
+      return `pt_f32_to_f16(float(${d}))`;
+    case D_BF16:
+      return `pt_f32_to_bf16(float(${d}))`;
+    case D_F64:
+      return d;
+    case D_I32:
+      return `pt_f2i32(${d})`;
+    case D_I64:
+      return `pt_f2i64(${d})`;
+    case D_U8:
+      return `(uint(pt_f2i64(${d})) & 0xffu)`;
+    default:
+      return `(${d} != 0.0lf ? 1u : 0u)`;
+  }
+}
+
+/** An int64_t v as pt_st_i64 stores it in dtype dt. */
+function rawOfI64(v: string, dt: number): string {
+  switch (dt) {
+    case D_I32:
+      return `int(${v})`;
+    case D_I64:
+      return v;
+    case D_U8:
+      return `(uint(${v}) & 0xffu)`;
+    case D_BOOL:
+      return `(${v} != 0l ? 1u : 0u)`;
+    default:
+      return rawOfF64(`double(${v})`, dt);
+  }
+}
+
+/** A value v of compute type ct as pt_ew_st_<ct> stores it in dtype dt. */
+function toRaw(v: string, ct: number, dt: number): string {
+  if (ct === F64) return rawOfF64(v, dt);
+  const f = ct === F32 ? v : `float(${v})`; // ew_st_f32/i32/i64 convert to f32 themselves for f32, f16, bf16
+  if (dt === D_F32) return f;
+  if (dt === D_F16) return `pt_f32_to_f16(${f})`;
+  if (dt === D_BF16) return `pt_f32_to_bf16(${f})`;
+  if (ct === F32) return rawOfF64(`double(${v})`, dt);
+  return rawOfI64(ct === I32 ? `int64_t(${v})` : v, dt);
+}
+
+/**
+ * The main() of the linear-layout program: every view is contiguous over one dim (rank
+ * <= 1 after collapsing, unit strides), view v is buffer v, and `dtypes` are the views'
+ * dtype codes (output first). The block is the general program's; only n (slot 1) and the
+ * views' offsets are read from it. When every view's first element is aligned for it, four
+ * consecutive elements of each view move as one vector; the rest go one by one, UNROLL a
+ * step as in the general program's contiguous path.
+ */
+function renderLinear(
+  dtypes: readonly number[],
+  nviews: number,
+  hoisted: readonly string[],
+  loads: readonly { T: string; name: string; ct: number; view: number }[],
+  body: readonly string[], // without the STORE line
+  store: { ct: number; value: string },
+): string {
+  if (dtypes.length !== nviews || dtypes.some((c) => !(Number.isInteger(c) && c >= 0 && c < DTYPE_IO.length))) {
+    fail(`bad linear layout [${dtypes}] for ${nviews} views`);
+  }
+  const io = dtypes.map((c) => DTYPE_IO[c]);
+  const used = [0, ...new Set(loads.map((l) => l.view))].sort((a, b) => a - b); // the views the program touches
+  const units = Array.from({ length: UNROLL }, (_, u) => u);
+  const lanes = "xyzw";
+  const place = (l: string, u: number, i: string) => l.replaceAll("@u", `_${u}`).replaceAll("@i", i);
+  // Vector path: unit u is lane u of every view's vector.
+  const vecUnits = units.map((u) =>
+    [
+      ...loads.map((l) => `${l.T} ${l.name} = ${fromRaw(`V${l.view}.${lanes[u]}`, l.ct, dtypes[l.view])};`),
+      ...body,
+      `V0.${lanes[u]} = ${toRaw(store.value, store.ct, dtypes[0])};`,
+    ].map((l) => `    ${place(l, u, `(4l * j + ${u}l)`)}`).join("\n")
+  );
+  const vecAt = (v: number) => `${io[v].vec}(a${v} + uint64_t(j) * ${4 * io[v].size}ul).v`;
+  const vecLoads = used.slice(1).map((v) => {
+    const x = vecAt(v);
+    return `    const ${io[v].wide} V${v} = ${io[v].narrow ? `${io[v].wide}(${x})` : x};`;
+  });
+  // Scalar path: UNROLL elements a step, every unit's loads before any unit's stores.
+  const scalarLoads = units.map((u) =>
+    [
+      `    const int64_t i${u} = i + ${u}l * PT_STEP;`,
+      ...loads.map((l) =>
+        `    ${l.T} ${l.name} = ${l.T}(0);\n    if (i${u} < n) ${l.name} = ${
+          fromRaw(`${io[l.view].ld}(a${l.view}, i${u})`, l.ct, dtypes[l.view])
+        };`
+      ),
+    ].map((l) => place(l, u, `i${u}`)).join("\n")
+  );
+  const scalarBody = units.map((u) =>
+    `    if (i${u} < n) {\n${
+      [...body, `${io[0].st}(a0, i${u}, ${toRaw(store.value, store.ct, dtypes[0])});`].map((l) => `      ${place(l, u, `i${u}`)}`)
+        .join("\n")
+    }\n    }`
+  );
+  const blocks = [...new Set(used.map((v) => io[v].vec))].map((b) => VEC_BLOCKS[b]);
+  return `${blocks.join("\n")}
+/* ew, linear layout: every view is contiguous over one dim and view v is buffer v, with the
+ * dtypes [${dtypes.join(", ")}] fixed when the program was made, so elements are reached with no
+ * coordinates, buffer lookup or dtype switch. The block is ew's: [rank, shape x8, nviews,
+ * VIEW x nviews (view 0 = output), nconst, const x nconst]; n is shape[0] (1 for a 0-d
+ * tensor). ELEMENT launch over the output's elements. */
+void main() {
+  const int64_t n = PT_A(1);
+${
+    used.map((v) =>
+      `  const uint64_t a${v} = PT_P.buf[${v}] + uint64_t(PT_A(${12 + 11 * v})) * ${io[v].size}ul; /* view ${v}'s first element */`
+    ).join("\n")
+  }
+${hoisted.join("\n")}
+  /* Four elements a step as one vector of each view, when every view's first element is
+   * aligned for its vector. */
+  const bool aligned = ${used.map((v) => `(a${v} & ${4 * io[v].size - 1}ul) == 0ul`).join(" && ")};
+  const int64_t nv = aligned ? n / 4l : 0l;
+  for (int64_t j = PT_FIRST; j < nv; j += PT_STEP) {
+${vecLoads.join("\n")}
+    ${io[0].wide} V0;
+${vecUnits.join("\n")}
+    ${vecAt(0)} = ${io[0].narrow ? `${io[0].narrow}(V0)` : "V0"};
+  }
+  /* The elements after the last whole vector (all of them when a view is unaligned). */
+  for (int64_t i = nv * 4l + PT_FIRST; i < n; i += ${UNROLL}l * PT_STEP) {
+${scalarLoads.join("\n")}
+${scalarBody.join("\n")}
   }
 }
 `;

@@ -27,6 +27,7 @@ const HEADER = String.raw`#version 460
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_spirv_intrinsics : require
+#extension GL_EXT_control_flow_attributes : require
 #if defined(PT_VK_DENORM_PRESERVE_F32) && PT_VK_DENORM_PRESERVE_F32
 /* capability DenormPreserve (4464), execution mode DenormPreserve (4459) for 32-bit floats */
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
@@ -49,6 +50,9 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer PtU32 { uint
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer PtU64 { uint64_t v; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer PtU16 { uint16_t v; };
 layout(buffer_reference, std430, buffer_reference_align = 1) buffer PtU8 { uint8_t v; };
+/* 16-byte vectors from a 16-byte aligned address: the vectorised loads of reduce and matmul
+ * (v[i] with a constant i becomes an immediate offset from one address). */
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PtV16 { uvec4 v[]; };
 
 #define PT_KERR_INDEX 1u
 #define PT_KERR_INT_DIV 2u

@@ -105,7 +105,13 @@ int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
   CUresult r;
   if (s != d && s < d + n && d < s + n) {
     /* cuMemcpy is memcpy, not memmove: overlapping ranges of one buffer go through a
-     * temporary (rare: the core's copies are between distinct regions). */
+     * temporary (rare: the core's copies are between distinct regions). A graph would keep
+     * the temporary's address after cuMemFree, so a step cannot record such a copy. */
+    pt_mutex_lock(&c->lock);
+    int capturing = q->capturing;
+    pt_mutex_unlock(&c->lock);
+    if (capturing)
+      return pt_error(PT_EUNSUPPORTED, "cuda: a copy between overlapping ranges of one buffer cannot be captured in a step");
     if ((r = cu.MemAlloc(&tmp, n)) != CUDA_SUCCESS) return cu_fail(c, "cuMemAlloc (overlapping copy)", r);
     r = cu.MemcpyDtoDAsync(tmp, s, n, q->s);
     if (r == CUDA_SUCCESS) r = cu.MemcpyDtoDAsync(d, tmp, n, q->s);

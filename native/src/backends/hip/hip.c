@@ -167,7 +167,7 @@ static int hipd_has(int index, const char *cap) {
       strcmp(cap, "int64") == 0)
     return 1;
   if (strcmp(cap, "blas") == 0) return hipblas_load() == PT_OK;
-  if (strcmp(cap, "graphs") == 0) return hip.StreamBeginCapture && hip.GraphLaunch;
+  if (strcmp(cap, "graphs") == 0) return hipd_has_graphs(); /* pt_capture_* use them */
   if (strcmp(cap, "wave64") == 0) return d.wave == 64;
   return 0; /* host_wrap, unified_memory: not on this backend */
 }
@@ -253,4 +253,8 @@ const pt_driver pt_driver_hip = {
     .launch = hipd_launch,
     .mem_info = hipd_mem_info,
     .unwrap = NULL,
+    .capture_begin = hipd_capture_begin,
+    .capture_end = hipd_capture_end,
+    .graph_launch = hipd_graph_launch,
+    .graph_free = hipd_graph_free,
 };

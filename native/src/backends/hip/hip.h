@@ -37,7 +37,7 @@ typedef struct {
   int blas_state;       /* 0 not tried, 1 ready, < 0 the status of the failed attempt */
 } hip_ctx;
 
-typedef struct { hipStream_t s; } hip_queue;
+typedef struct { hipStream_t s; int capturing; uint32_t capture_kinds; } hip_queue; /* the two under ctx->lock */
 typedef struct { hipEvent_t ev; pt_outcome out; } hip_fence; /* a failure seen once sticks */
 typedef struct { int kind; hipModule_t mod; hipFunction_t fn; } hip_prog;
 
@@ -76,6 +76,13 @@ int hipd_plan(const hip_ctx *c, int kind, const pt_mem_ref *bufs, int nbuf, cons
 
 /* launch.c */
 int hipd_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs);
+
+/* graph.c: captured steps as HIP graphs (stream capture, instantiate once, replay) */
+int hipd_has_graphs(void); /* 1 when the runtime has every graph call below needs */
+int hipd_capture_begin(void *ctx, void *queue);
+int hipd_capture_end(void *ctx, void *queue, void **graph);
+int hipd_graph_launch(void *ctx, void *queue, void *graph);
+void hipd_graph_free(void *ctx, void *graph);
 
 /* blas.c: PT_OK when hipBLAS ran the product, 1 when it cannot (the kernel runs), or an error. */
 int hipd_blas_matmul(hip_ctx *c, hipStream_t s, const pt_matmul_plan *mm, const pt_mem_ref *bufs);

@@ -45,6 +45,7 @@ int hipd_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   pt_mutex_lock(&c->lock);
   c->launched = 1;
   c->kinds_since |= 1u << p->kind;
+  if (q->capturing) q->capture_kinds |= 1u << p->kind;
   pt_mutex_unlock(&c->lock);
   hipError_t r = hip.ModuleLaunchKernel(p->fn, grid, 1, 1, PT_HIP_BLOCK, 1, 1, 0, q->s, kp, NULL);
   return r == hipSuccess ? PT_OK : hip_fail(c, "hipModuleLaunchKernel", r);

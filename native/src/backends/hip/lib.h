@@ -21,6 +21,8 @@ typedef struct ihipStream_t *hipStream_t;
 typedef struct ihipEvent_t *hipEvent_t;
 typedef struct ihipModule_t *hipModule_t;
 typedef struct ihipModuleSymbol_t *hipFunction_t;
+typedef struct ihipGraph *hipGraph_t;
+typedef struct hipGraphExec *hipGraphExec_t;
 typedef struct _hiprtcProgram *hiprtcProgram;
 typedef int hiprtcResult;
 typedef void *hipblasHandle_t;
@@ -54,6 +56,7 @@ enum { /* hipDeviceAttribute_t, HIP >= 5.0 */
 
 enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2, hipMemcpyDeviceToDevice = 3 };
 enum { hipStreamNonBlocking = 1, hipEventDefault = 0 };
+enum { hipStreamCaptureModeRelaxed = 2 }; /* Global 0, ThreadLocal 1: our allocator may hipMalloc while capturing */
 enum { HIPRTC_SUCCESS = 0 };
 enum { HIPBLAS_STATUS_SUCCESS = 0, HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112 };
 
@@ -96,7 +99,12 @@ enum { HIPBLAS_STATUS_SUCCESS = 0, HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112 };
     (hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,         \
      unsigned shared, hipStream_t q, void **params, void **extra))                                           \
   X(StreamBeginCapture, "hipStreamBeginCapture", NULL, 0, hipError_t, (hipStream_t q, int mode))           \
-  X(GraphLaunch, "hipGraphLaunch", NULL, 0, hipError_t, (void *graph_exec, hipStream_t q))
+  X(StreamEndCapture, "hipStreamEndCapture", NULL, 0, hipError_t, (hipStream_t q, hipGraph_t * graph))      \
+  X(GraphInstantiate, "hipGraphInstantiateWithFlags", NULL, 0, hipError_t,                                  \
+    (hipGraphExec_t * exec, hipGraph_t graph, unsigned long long flags))                                     \
+  X(GraphLaunch, "hipGraphLaunch", NULL, 0, hipError_t, (hipGraphExec_t exec, hipStream_t q))               \
+  X(GraphExecDestroy, "hipGraphExecDestroy", NULL, 0, hipError_t, (hipGraphExec_t exec))                    \
+  X(GraphDestroy, "hipGraphDestroy", NULL, 0, hipError_t, (hipGraph_t graph))
 
 #define PT_HIPRTC_FUNCS(X)                                                                                   \
   X(Version, "hiprtcVersion", NULL, 0, hiprtcResult, (int *major, int *minor))                              \

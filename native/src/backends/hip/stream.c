@@ -100,7 +100,14 @@ int hipd_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
   void *tmp = NULL;
   hipError_t r;
   if (s != d && s < d + n && d < s + n) {
-    /* hipMemcpy is memcpy, not memmove: overlapping ranges go through a temporary. */
+    /* hipMemcpy is memcpy, not memmove: overlapping ranges go through a temporary. The
+     * wait below is not allowed on a capturing stream, and a graph would keep tmp's
+     * address after it is freed, so a step cannot record such a copy (graph.c). */
+    pt_mutex_lock(&c->lock);
+    int capturing = q->capturing;
+    pt_mutex_unlock(&c->lock);
+    if (capturing)
+      return pt_error(PT_EUNSUPPORTED, "hip: a copy between overlapping ranges of one buffer cannot be captured in a step");
     if ((r = hip.Malloc(&tmp, n)) != hipSuccess) return hip_fail(c, "hipMalloc (overlapping copy)", r);
     r = hip.MemcpyAsync(tmp, s, n, hipMemcpyDeviceToDevice, q->s);
     if (r == hipSuccess) r = hip.MemcpyAsync(d, tmp, n, hipMemcpyDeviceToDevice, q->s);

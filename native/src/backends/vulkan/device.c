@@ -99,7 +99,8 @@ static int vk_has(int index, const char *cap) {
   if (strcmp(cap, "memory_budget") == 0) return p->budget;
   if (strcmp(cap, "denorm_f32") == 0) return p->denorm32;
   if (strcmp(cap, "glsl") == 0) return shaderc_load() == PT_OK;
-  return 0; /* host_wrap, blas, graphs: not on this backend */
+  if (strcmp(cap, "graphs") == 0) return 1; /* pt_capture_* record command buffers (graph.c) */
+  return 0; /* host_wrap, blas: not on this backend */
 }
 
 /* ---- context lifetime ------------------------------------------------------------------- */
@@ -256,4 +257,8 @@ const pt_driver pt_driver_vulkan = {
     .mem_info = vk_mem_info,
     .unwrap = NULL,
     .flush = vk_flush,
+    .capture_begin = vk_capture_begin,
+    .capture_end = vk_capture_end,
+    .graph_launch = vk_graph_launch,
+    .graph_free = vk_graph_free,
 };

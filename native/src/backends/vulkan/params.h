@@ -29,8 +29,9 @@
  *   ROW (reduce, scan, sort): (min(rows, 65535), 1, 1); group g owns rows g, g + gl_NumWorkGroups.x, ...
  *     and its 256 invocations cooperate on one row through shared memory.
  *   SERIAL (scatter, index_put, nonzero, masked_select): (1, 1, 1); row-major write order.
- *   matmul: (ceil(N/64), ceil(M/64), min(batch, 65535)): a group computes one 64x64 tile of C
- *     for batches z, z + gl_NumWorkGroups.z, ... (there is no vendor BLAS).
+ *   matmul: (ceil(N/T), ceil(M/T), min(batch, 65535)) with T = 128 when M > 64 and N > 64, else
+ *     T = 64: a group computes one TxT tile of C for batches z, z + gl_NumWorkGroups.z, ...
+ *     (there is no vendor BLAS); the shader applies the same rule to M and N.
  * A launch with no work records nothing.
  *
  * Device requirements, checked at activation (a device lacking one is listed, and opening

@@ -174,6 +174,17 @@ void vk_program_free(void *ctx, void *prog) {
   free(p);
 }
 
+/* Whether to send a batch before it fills because the GPU has finished everything sent
+ * before it: a script that records many small launches then overlaps the GPU running the
+ * earlier ones instead of leaving it idle until the next sync. Checked only at a few batch
+ * sizes, so a busy GPU costs a handful of semaphore reads per batch. */
+static int idle_early(vk_ctx *c, vk_queue *q, const vk_batch *b) {
+  int n = b->ndisp;
+  if (q->cap || n < VK_EARLY_DISPATCHES || (n & (n - 1)) != 0) return 0;
+  uint64_t done = 0;
+  return c->d.vkGetSemaphoreCounterValue(c->dev, q->sem, &done) == VK_SUCCESS && done >= q->submitted;
+}
+
 int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs) {
   vk_ctx *c = ctx;
   vk_queue *q = queue;
@@ -193,8 +204,10 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
   uint32_t gx = 1, gy = 1, gz = 1;
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch <= 0 || mm.M <= 0 || mm.N <= 0) return PT_OK;
-    gx = (uint32_t)((mm.N + 63) / 64);
-    gy = (uint32_t)((mm.M + 63) / 64);
+    /* params.h: 128x128 tiles when both M and N exceed 64, else 64x64 (the shader's rule) */
+    const int64_t tile = mm.M > 64 && mm.N > 64 ? 128 : 64;
+    gx = (uint32_t)((mm.N + tile - 1) / tile);
+    gy = (uint32_t)((mm.M + tile - 1) / tile);
     gz = (uint32_t)(mm.batch < 65535 ? mm.batch : 65535);
   } else {
     if (work <= 0) return PT_OK; /* no work: nothing is recorded */
@@ -212,8 +225,8 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
   }
   vk_batch *b;
   pt_mutex_lock(&c->lock);
-  if ((st = vkq_open(c, q, &b)) == PT_OK && (b->ndisp >= VK_BATCH_DISPATCHES || b->ring_used + rec > VK_RING_BYTES)) {
-    if ((st = vkq_submit(c, q)) == PT_OK) st = vkq_open(c, q, &b); /* full: send it, start the next */
+  if ((st = vkq_open(c, q, &b)) == PT_OK && (b->ndisp >= VK_BATCH_DISPATCHES || b->ring_used + rec > VK_RING_BYTES || idle_early(c, q, b))) {
+    if ((st = vkq_submit(c, q)) == PT_OK) st = vkq_open(c, q, &b); /* full, or the GPU idles: send it, start the next */
   }
   if (st == PT_OK) {
     pt_vk_params *rp = (pt_vk_params *)((char *)b->scratch->map + b->ring_used);

@@ -10,7 +10,9 @@
  * ring and upload arena, is reused only after the semaphore passed its value and no reader
  * has it pinned. A device-side wait on another queue's fence is attached to this queue's
  * next submission, after the other queue's batch holding that value has been submitted,
- * so every wait is on a value already submitted and no cycle can form.
+ * so every wait is on a value already submitted and no cycle can form. While a queue
+ * captures a step, vkq_open hands out the step's recording and vkq_submit submits nothing
+ * (graph.c); the barriers are the same.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,14 @@ static void barrier(vk_ctx *c, VkCommandBuffer cb, VkPipelineStageFlags src, VkP
                     VkAccessFlags da) {
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
   c->d.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void vkq_barrier_in(vk_ctx *c, VkCommandBuffer cb) {
+  barrier(c, cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, COMPUTE_TRANSFER, VK_ACCESS_MEMORY_WRITE_BIT, ALL_ACCESS);
+}
+
+void vkq_barrier_out(vk_ctx *c, VkCommandBuffer cb) {
+  barrier(c, cb, COMPUTE_TRANSFER, VK_PIPELINE_STAGE_HOST_BIT, ALL_WRITES, VK_ACCESS_HOST_READ_BIT);
 }
 
 static void free_extras(vk_ctx *c, vk_batch *b) {
@@ -70,6 +80,7 @@ int vkq_wait(vk_ctx *c, vk_queue *q, uint64_t value) {
 
 int vkq_open(vk_ctx *c, vk_queue *q, vk_batch **out) {
   int st, idx = -1;
+  if (q->cap) return vkg_open(c, q, out);
   for (;;) {
     if (q->open >= 0) { *out = &q->b[q->open]; return PT_OK; }
     if ((st = vk_enter(c)) != PT_OK) return st;
@@ -99,8 +110,7 @@ int vkq_open(vk_ctx *c, vk_queue *q, vk_batch **out) {
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   if ((r = c->d.vkBeginCommandBuffer(b->cb, &bi)) != VK_SUCCESS) return vk_fail(c, "vkBeginCommandBuffer", r);
-  /* Orders this batch after everything submitted before it on the VkQueue. */
-  barrier(c, b->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, COMPUTE_TRANSFER, VK_ACCESS_MEMORY_WRITE_BIT, ALL_ACCESS);
+  vkq_barrier_in(c, b->cb); /* orders this batch after everything submitted before it on the VkQueue */
   b->value = ++q->assigned;
   b->ndisp = b->nops = 0;
   b->ring_used = b->up_used = 0;
@@ -139,6 +149,7 @@ void vkq_access(vk_ctx *c, vk_queue *q, vk_batch *b, const vk_mem *const *rd, in
 }
 
 int vkq_submit(vk_ctx *c, vk_queue *q) {
+  if (q->cap) return vkg_roll(c, q);
   if (q->open < 0) {
     if (q->nwait == 0) return PT_OK;
     /* Waits with no work after them yet: an empty batch carries them, so that a read or
@@ -149,7 +160,7 @@ int vkq_submit(vk_ctx *c, vk_queue *q) {
   }
   vk_batch *b = &q->b[q->open];
   q->open = -1;
-  barrier(c, b->cb, COMPUTE_TRANSFER, VK_PIPELINE_STAGE_HOST_BIT, ALL_WRITES, VK_ACCESS_HOST_READ_BIT);
+  vkq_barrier_out(c, b->cb);
   VkResult r = c->d.vkEndCommandBuffer(b->cb);
   if (r != VK_SUCCESS) { b->state = BATCH_FREE; free_extras(c, b); return vk_fail(c, "vkEndCommandBuffer", r); }
   VkPipelineStageFlags stages[VK_MAX_WAITS];
@@ -277,6 +288,7 @@ void vk_queue_free(void *ctx, void *queue) {
   vk_ctx *c = ctx;
   vk_queue *q = queue;
   pt_mutex_lock(&c->lock);
+  vk_graph *cap = vkg_detach(c, q); /* an unfinished capture, never submitted */
   vkq_submit(c, q);
   uint64_t v = q->submitted;
   for (vk_queue **p = &c->queues; *p; p = &(*p)->next)
@@ -289,6 +301,7 @@ void vk_queue_free(void *ctx, void *queue) {
   vkq_reap(c, q);
   vkq_unref(c, q);
   pt_mutex_unlock(&c->lock);
+  if (cap) vk_graph_free(c, cap);
 }
 
 int vk_flush(void *ctx, void *queue) {

@@ -7,7 +7,8 @@
  * into an open batch (a command buffer plus a params ring and an upload arena) and submits
  * it at a sync point, when it fills, or at flush; each submit signals the queue's timeline
  * semaphore with the batch's value, and a batch slot is reused only once that value has
- * passed. A fence is (queue, value) and holds a reference on its queue, and so does a wait
+ * passed; a captured step (graph.c) is recorded like a batch and submitted like one.
+ * A fence is (queue, value) and holds a reference on its queue, and so does a wait
  * on another queue's semaphore until the batch that waits has completed, so a queue freed
  * before its fences or its waiters keeps its semaphore until the last of them goes. Entry points arrive from
  * any thread: every mutable field of the ctx and its queues sits under ctx->lock, which is
@@ -28,7 +29,8 @@
 #define VK_MAX_VQUEUES 4        /* VkQueues taken from the compute family; pt queues share them round-robin */
 #define VK_BATCH_SLOTS 3        /* batches per queue: one recording, the rest in flight */
 #define VK_BATCH_DISPATCHES 512 /* a batch is submitted when it holds this many dispatches ... */
-#define VK_RING_BYTES (512u << 10)  /* ... or its params ring is full */
+#define VK_RING_BYTES (512u << 10)  /* ... or its params ring is full ... */
+#define VK_EARLY_DISPATCHES 32  /* ... or holds 32, 64, 128 or 256 while the queue's earlier work is done (the GPU idles) */
 #define VK_UPLOAD_BYTES (1u << 20)  /* per-batch arena for writes and small reads; larger ones get their own buffer */
 #define VK_UPLOAD_AT (VK_RING_BYTES + 4096) /* the arena's offset in a batch's scratch buffer: the ring's last
                                                record may extend sizeof(pt_vk_params) past its end */
@@ -75,6 +77,7 @@ typedef struct {
 enum { BATCH_FREE, BATCH_OPEN, BATCH_SENT };
 
 typedef struct vk_ctx vk_ctx;
+typedef struct vk_graph vk_graph; /* graph.c */
 typedef struct vk_queue {
   vk_ctx *c;
   struct vk_queue *next; /* the ctx's list */
@@ -91,6 +94,7 @@ typedef struct vk_queue {
   struct vk_queue *wq[VK_MAX_WAITS];
   int nwait;
   int refs, freed;
+  vk_graph *cap; /* the step it is capturing (graph.c), or NULL */
 } vk_queue;
 
 typedef struct {
@@ -156,6 +160,8 @@ int vk_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t do
 
 /* queue.c: batches, barriers, submission, fences, the error block */
 int vkq_open(vk_ctx *c, vk_queue *q, vk_batch **out);        /* under lock */
+void vkq_barrier_in(vk_ctx *c, VkCommandBuffer cb);          /* all earlier work -> compute/transfer */
+void vkq_barrier_out(vk_ctx *c, VkCommandBuffer cb);         /* compute/transfer writes -> host reads */
 void vkq_access(vk_ctx *c, vk_queue *q, vk_batch *b, const vk_mem *const *rd, int nrd, const vk_mem *const *wr, int nwr);
 int vkq_submit(vk_ctx *c, vk_queue *q);                       /* under lock; no-op without an open batch */
 int vkq_wait(vk_ctx *c, vk_queue *q, uint64_t value);         /* without the lock */
@@ -174,6 +180,15 @@ int vk_fence_wait(void *ctx, void *fence);
 int vk_queue_wait(void *ctx, void *queue, void *fence);
 double vk_fence_elapsed_ms(void *ctx, void *start, void *end);
 void vk_fence_free(void *ctx, void *fence);
+
+/* graph.c: captured steps as pre-recorded command buffers; the vkg_* run under lock */
+int vkg_open(vk_ctx *c, vk_queue *q, vk_batch **out); /* vkq_open on a capturing queue: the step's recording */
+int vkg_roll(vk_ctx *c, vk_queue *q);                 /* vkq_submit on a capturing queue: submits no work */
+vk_graph *vkg_detach(vk_ctx *c, vk_queue *q);         /* ends the queue's capture; returns its graph or NULL */
+int vk_capture_begin(void *ctx, void *queue);
+int vk_capture_end(void *ctx, void *queue, void **graph);
+int vk_graph_launch(void *ctx, void *queue, void *graph);
+void vk_graph_free(void *ctx, void *graph);
 
 /* glslc.c: PT_OK, PT_EINVAL with *log (malloc'd), or PT_EUNAVAILABLE when no tool runs */
 int vk_glsl_external(const char *src, size_t len, const char *sg, int denorm, unsigned char **out, size_t *n, char **log,
