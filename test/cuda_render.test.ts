@@ -315,7 +315,7 @@ test("cuda: a linear-layout program computes what the general program computes (
   try {
     writeFileSync(join(dir, "shim.h"), SHIM);
     for (const c of cases) {
-      for (const [n, offset] of [[1000, 0], [1003, 0], [999, 5], [3, 0]]) {
+      for (const [n, offset] of [[1000, 0], [1003, 0], [999, 5], [3, 0], [700, 5], [768, 0]]) { // the grid is 768 threads
         const views = c.dtypes.map((d) => [code[d], offset, (n + offset) * size[d]]);
         const data = c.dtypes.slice(1).map((d, k) => {
           const bytes = new Uint8Array((n + offset) * size[d]);

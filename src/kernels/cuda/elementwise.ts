@@ -414,6 +414,14 @@ ${
       )
     }
 ${hoisted.join("\n")}
+  if (n <= PT_STEP) { /* the grid covers n: one element per thread, no vectors or unrolling */
+    const pt_i64 i = PT_FIRST;
+    if (i < n) {
+${place(generalLoads, "      ", "", "i", (v) => `o${v} + i`)}
+${place(body, "      ", "", "i", (v) => `o${v} + i`)}
+    }
+    return;
+  }
   const pt_i64 nv = ${each((v) => `(o${v} & 3) == 0`, " && ")} ? n / 4 : 0;
   for (pt_i64 j = PT_FIRST; j < nv; j += PT_STEP) {
 ${views.slice(1).map((v) => `    const ${vec(v)} V${v} = *(const ${vec(v)} *)(b${v} + (o${v} + 4 * j) * ${SIZE[linear[v]]});`).join("\n")}
