@@ -95,20 +95,38 @@ function launch(device: Device, program: number, block: ArgBlock, op: string): v
 }
 
 /** Compiled programs by expression structure, per device: a hit skips rendering. */
-const byStructure = new WeakMap<Device, { epoch: number; programs: Map<string, number> }>();
+interface Programs {
+  epoch: number;
+  renderer: Renderer;
+  programs: Map<string, number>;
+}
+const byStructure = new WeakMap<Device, Programs>();
 
-/** Programs by structure, and for the linear layout by the views' dtype codes (`linear`). */
-function elementwiseProgram(device: Device, expr: Expr, ninputs: number, linear: readonly number[] | null): number {
+function programsOf(device: Device): Programs {
   let cache = byStructure.get(device);
-  if (!cache || cache.epoch !== device.epoch) byStructure.set(device, cache = { epoch: device.epoch, programs: new Map() });
-  const renderer = rendererFor(device);
-  if (!renderer.elementwiseLinear) linear = null;
-  const key = linear ? `${ninputs}:${exprKey(expr)}:L${linear.join(".")}` : `${ninputs}:${exprKey(expr)}`;
-  let program = cache.programs.get(key);
+  if (!cache || cache.epoch !== device.epoch) {
+    byStructure.set(device, cache = { epoch: device.epoch, renderer: rendererFor(device), programs: new Map() });
+  }
+  return cache;
+}
+
+/**
+ * The program of expr, by structure; for the linear layout (`linear` >= 0: the views' dtype
+ * codes packed in base 8, output first) the renderer's linear program of those dtypes.
+ */
+function elementwiseProgram(device: Device, { renderer, programs }: Programs, expr: Expr, ninputs: number, linear: number): number {
+  const key = linear >= 0 ? `${ninputs}:${exprKey(expr)}:L${linear}` : `${ninputs}:${exprKey(expr)}`;
+  let program = programs.get(key);
   if (program === undefined) {
-    const prog = linear ? renderer.elementwiseLinear!(expr, ninputs, linear) : renderer.elementwise(expr, ninputs);
+    const prog = linear >= 0
+      ? renderer.elementwiseLinear!(
+        expr,
+        ninputs,
+        Array.from({ length: ninputs + 1 }, (_, v) => Math.floor(linear / 8 ** (ninputs - v)) % 8),
+      )
+      : renderer.elementwise(expr, ninputs);
     program = device.program(prog.kind, prog.source, prog.key, ninputs + 1); // its layout: output + inputs views
-    cache.programs.set(key, program);
+    programs.set(key, program);
   }
   return program;
 }
@@ -154,7 +172,9 @@ export function runElementwise(
       const c = shape.length > 1 ? collapse(shape, views) : { shape, strides: views.map((v) => v.strides) };
       block.push(c.shape.length).pad8(c.shape, 1).push(views.length);
       views.forEach((v, k) => block.view(v, c.strides[k]));
-      return elementwiseProgram(device, expr, inputs.length, linearLayout(c.shape, c.strides, views));
+      const cache = programsOf(device);
+      const linear = cache.renderer.elementwiseLinear ? linearLayout(c.shape, c.strides, views) : -1;
+      return elementwiseProgram(device, cache, expr, inputs.length, linear);
     });
     block.push(consts.length, ...consts);
   } catch (e) {
@@ -165,18 +185,19 @@ export function runElementwise(
 }
 
 /**
- * The views' dtype codes when the launch has the linear layout (rank <= 1 after collapsing,
- * unit strides, one buffer per view, so the block gives view v buffer index v), else null.
+ * The views' dtype codes packed in base 8 (view 0 most significant) when the launch has the
+ * linear layout (rank <= 1 after collapsing, unit strides, one buffer per view, so the
+ * block gives view v buffer index v), else -1 (also past 17 views, where 8^n stops being exact).
  */
-function linearLayout(shape: readonly number[], strides: readonly (readonly number[])[], views: readonly ViewRef[]): number[] | null {
-  if (shape.length > 1) return null;
-  const codes: number[] = [];
+function linearLayout(shape: readonly number[], strides: readonly (readonly number[])[], views: readonly ViewRef[]): number {
+  if (shape.length > 1 || views.length > 17) return -1;
+  let packed = 0;
   for (let k = 0; k < views.length; k++) {
-    if (shape.length === 1 && strides[k][0] !== 1) return null;
-    for (let j = 0; j < k; j++) if (views[j].buf === views[k].buf) return null;
-    codes.push(DTYPES[views[k].dtype].code);
+    if (shape.length === 1 && strides[k][0] !== 1) return -1;
+    for (let j = 0; j < k; j++) if (views[j].buf === views[k].buf) return -1;
+    packed = packed * 8 + DTYPES[views[k].dtype].code;
   }
-  return codes;
+  return packed;
 }
 
 /**

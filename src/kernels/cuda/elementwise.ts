@@ -8,6 +8,7 @@
  * Python modulo with an error on zero, NaN-propagating max/min, rint for round.
  */
 import { preambleFor } from "./preamble.ts";
+import { DTYPES } from "../../tensor/dtype.ts";
 
 const MAGIC = 0x50540001;
 const MAX_ARGS = 240; // PT_CUDA_MAX_ARGS: the whole block must fit in pt_params.a
@@ -264,8 +265,9 @@ function fail(why: string): never {
   throw new Error(`cuda renderer: ${why}`);
 }
 
-/** Bytes per element by dtype code (dtype.ts), and four elements of each size as one vector. */
-const SIZE = [4, 2, 2, 8, 4, 8, 1, 1];
+/** Bytes per element by dtype code (dtype.ts's table), and four elements of each size as one vector. */
+const SIZE: number[] = [];
+for (const d of Object.values(DTYPES)) SIZE[d.code] = d.size;
 const VEC_TYPES = String.raw`
 struct alignas(4) pt_v4_1 { pt_u8 v[4]; };
 struct alignas(8) pt_v4_2 { pt_u16 v[4]; };
