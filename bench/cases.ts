@@ -249,6 +249,17 @@ const all: Case[] = [
     for (let i = 0; i < x.length; i++) if (x[i] > 0 && x[i] < 0.5) want++;
     near(out.item(), want, 0, "count");
   }),
+  // A transform-reduce: in lazy mode the squared difference is never written to memory.
+  mk("sq_diff_mean_16m", () => ({ x: pt.rand([M16]), y: pt.rand([M16]) }), (s) => {
+    using d = s.x.sub(s.y);
+    using q = d.square();
+    return q.mean();
+  }, (s, out) => {
+    const [x, y] = [vals(s.x), vals(s.y)];
+    let want = 0;
+    for (let i = 0; i < x.length; i++) want += f(f(x[i] - y[i]) ** 2);
+    near(out.item(), want / x.length, 1e-5, "mean");
+  }),
   mk("noncontig_chw_hwc_copy_1080p", () => ({ x: pt.rand(HW) }), (s) => {
     using p = s.x.permute(1, 2, 0);
     const hwc = p.contiguous();
@@ -263,12 +274,11 @@ const all: Case[] = [
   add("add_256m", 256 * 1024 * 1024),
   ...micro,
 ];
-// The eager twin of the fused case: the lazy issue's target is the ratio of the two.
-all.splice(
-  all.findIndex((c) => c.name === "fused_pointwise_1080p") + 1,
-  0,
-  eager(all.find((c) => c.name === "fused_pointwise_1080p")!, "fused_pointwise_1080p_eager"),
-);
+// The eager twins of the fused cases: the lazy issue's target is the ratio of the two.
+for (const name of ["fused_pointwise_1080p", "sq_diff_mean_16m"]) {
+  const at = all.findIndex((c) => c.name === name);
+  all.splice(at + 1, 0, eager(all[at], `${name}_eager`));
+}
 
 const BIG = new Set(["matmul_4096", "add_256m"]);
 /** The cases to run: all of them with PT_BENCH_FULL=1, else all but the two big ones. */

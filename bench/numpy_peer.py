@@ -73,6 +73,11 @@ def case_mask_reduce():
     return lambda: np.count_nonzero(np.logical_and(x > 0, x < 0.5))
 
 
+def case_sq_diff_mean():
+    x, y = rand(M16), rand(M16)
+    return lambda: np.mean(np.square(x - y))
+
+
 def case_noncontig():
     x = rand(*HW)
     def run():
@@ -95,6 +100,7 @@ CASES = {
     "fused_pointwise_1080p": case_pointwise,
     "mask_logical_reduce_16m": case_mask_reduce,
     "noncontig_chw_hwc_copy_1080p": case_noncontig,
+    "sq_diff_mean_16m": case_sq_diff_mean,
 }
 if FULL:
     CASES["matmul_4096"] = lambda: case_matmul(4096)

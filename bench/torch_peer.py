@@ -109,6 +109,8 @@ CASES = [
     Case("mask_logical_reduce_16m", lambda: {"x": randn(M16)},
          lambda s: torch.logical_and(s["x"].gt(0), s["x"].lt(0.5)).count_nonzero(),
          lambda s, out: [("count", h(out), np.count_nonzero((h(s["x"]) > 0) & (h(s["x"]) < 0.5)), 0)]),
+    Case("sq_diff_mean_16m", lambda: {"x": rand(M16), "y": rand(M16)}, lambda s: s["x"].sub(s["y"]).square().mean(),
+         lambda s, out: [("mean", h(out), np.mean(np.square(h(s["x"]) - h(s["y"])), dtype=np.float64), 1e-5)]),
     Case("noncontig_chw_hwc_copy_1080p", lambda: {"x": rand(*HW)}, noncontig_op,
          lambda s, out: [("hwc", h(out[0]), h(s["x"]).transpose(1, 2, 0), 0), ("back", h(out[1]), h(s["x"]), 0)]),
     matmul("matmul_4096", 4096),

@@ -73,7 +73,26 @@ const STEPS: Step[] = [
 ];
 if (hasF64) STEPS.push((x) => x.cast("float64").mul(1.1).cast("float32"));
 
-/** One random program over inputs of shape [4, 5]: a chain of steps, with a fork. */
+/** Reductions of a program's result: over trailing axes of a deferred result they fuse (transform-reduce). */
+const REDUCTIONS: ((x: pt.Tensor) => pt.Tensor)[] = [
+  (x) => x.sum(1),
+  (x) => x.sum(),
+  (x) => x.mean(1, true),
+  (x) => x.max(1),
+  (x) => x.min(),
+  (x) => x.argmax(1),
+  (x) => x.argmin(),
+  (x) => x.var(1),
+  (x) => x.std(),
+  (x) => x.prod(1),
+  (x) => x.gt(0).countNonzero(1),
+  (x) => x.gt(0.5).any(1),
+  (x) => x.lt(1).all(),
+  (x) => x.cast("int32").sum(1),
+  (x) => x.sum(0), // a leading axis: materializes first
+];
+
+/** One random program over inputs of shape [4, 5]: a chain of steps, with a fork and a reduction. */
 function program(seed: number, inputs: pt.Tensor[]): pt.Tensor[] {
   const r = rng(seed);
   const steps = 2 + Math.floor(r() * 8);
@@ -87,7 +106,8 @@ function program(seed: number, inputs: pt.Tensor[]): pt.Tensor[] {
     } else x = y;
     made.push(x);
   }
-  return [x, made[Math.floor(r() * made.length)]];
+  const fork = made[Math.floor(r() * made.length)];
+  return [pick(r, REDUCTIONS)(x), x, fork];
 }
 
 function makeInputs(seed: number, device: pt.Device): pt.Tensor[] {
@@ -100,7 +120,7 @@ function makeInputs(seed: number, device: pt.Device): pt.Tensor[] {
   ];
 }
 
-test("random expression programs give the same bits lazily and eagerly, and match the CPU", () => {
+test("random expression programs and reductions of them give the same bits lazily and eagerly, and match the CPU", () => {
   const cpu = pt.device("cpu");
   const was = pt.setLazy(true);
   try {

@@ -19,6 +19,12 @@ export interface Renderer {
    * make cheaper per launch. Same argument block as elementwise.
    */
   elementwiseLinear?(expr: Expr, ninputs: number, dtypes: readonly number[]): { kind: string; source: Uint8Array; key: string };
+  /**
+   * Optional: the "ewreduce" program of expr (blocks.h: a reduction of the expression's
+   * values, row by row, in the order the reduce template walks them once materialized). A
+   * device whose renderer lacks it materializes the expression before reducing.
+   */
+  elementwiseReduce?(expr: Expr, ninputs: number): { kind: string; source: Uint8Array; key: string };
   template(name: string): { kind: string; source: Uint8Array; key: string };
 }
 
@@ -33,6 +39,7 @@ export function sourceRenderer(
   ew: (words: Int32Array, linear?: readonly number[]) => string,
   template: (name: string) => string,
   specializesLinear = false,
+  ewReduce?: (words: Int32Array) => string,
 ): Renderer {
   const encoder = new TextEncoder();
   const programs = new Map<string, { kind: string; source: Uint8Array; key: string }>();
@@ -53,6 +60,12 @@ export function sourceRenderer(
         return cached(`${prefix}:L${dtypes.join(".")}:${words.join(",")}`, "ew", () => ew(words, dtypes));
       },
     }),
+    ...(ewReduce && {
+      elementwiseReduce(expr: Expr, ninputs: number) {
+        const words = encodeBytecode(expr, ninputs);
+        return cached(`${prefix}:R:${words.join(",")}`, "ewreduce", () => ewReduce(words));
+      },
+    }),
   };
 }
 
@@ -60,6 +73,10 @@ const bytecodeRenderer: Renderer = {
   elementwise(expr, ninputs) {
     const words = encodeBytecode(expr, ninputs);
     return { kind: "ew", source: new Uint8Array(words.buffer), key: `ew:${words.join(",")}` };
+  },
+  elementwiseReduce(expr, ninputs) {
+    const words = encodeBytecode(expr, ninputs);
+    return { kind: "ewreduce", source: new Uint8Array(words.buffer), key: `ewreduce:${words.join(",")}` };
   },
   template(name) {
     return { kind: name, source: new Uint8Array(0), key: `t:${name}` };
@@ -175,6 +192,52 @@ export function runElementwise(
       const cache = programsOf(device);
       const linear = cache.renderer.elementwiseLinear ? linearLayout(c.shape, c.strides, views) : -1;
       return elementwiseProgram(device, cache, expr, inputs.length, linear);
+    });
+    block.push(consts.length, ...consts);
+  } catch (e) {
+    block.abandon();
+    throw e;
+  }
+  launch(device, program, block, op);
+}
+
+/** Whether the device's renderer has "ewreduce" programs (else a reduction materializes its input first). */
+export function fusesReductions(device: Device): boolean {
+  return programsOf(device).renderer.elementwiseReduce !== undefined;
+}
+
+/**
+ * A reduction of expr's values (blocks.h "ewreduce"): row r < rows of the row-major
+ * elements [start + r * rowlen, start + (r + 1) * rowlen) of the expression over `shape`
+ * (inputs already broadcast to it) is reduced by `reduceOp` into out at element r * outStride.
+ */
+export function runElementwiseReduce(
+  device: Device,
+  op: string,
+  expr: Expr,
+  shape: readonly number[],
+  inputs: readonly ViewRef[],
+  consts: readonly number[],
+  reduce: { op: number; ddof: number; start: number; rows: number; rowlen: number },
+  out: ViewRef,
+  outStride: number,
+): void {
+  const block = new ArgBlock();
+  let program: number;
+  try {
+    program = withOp(op, () => {
+      const c = shape.length > 1 ? collapse(shape, inputs) : { shape, strides: inputs.map((v) => v.strides) };
+      block.push(reduce.op, reduce.ddof, c.shape.length).pad8(c.shape, 1).push(reduce.start, reduce.rows, reduce.rowlen);
+      block.push(inputs.length + 1).view(out, [outStride]);
+      inputs.forEach((v, k) => block.view(v, c.strides[k]));
+      const { renderer, programs } = programsOf(device);
+      const key = `R${inputs.length}:${exprKey(expr)}`;
+      let p = programs.get(key);
+      if (p === undefined) {
+        const prog = renderer.elementwiseReduce!(expr, inputs.length);
+        programs.set(key, p = device.program(prog.kind, prog.source, prog.key, inputs.length + 1));
+      }
+      return p;
     });
     block.push(consts.length, ...consts);
   } catch (e) {

@@ -48,7 +48,8 @@ const BOOL_ROOTS = new Set([
   "nonzero",
 ]);
 
-function storesExactly(n: Deferred): boolean {
+/** Whether n's stored value is the value its expression computes (so a consumer may inline it). */
+export function storesExactly(n: Deferred): boolean {
   if (EXACT_DTYPES.has(n.dtype)) return true;
   const e = n.expr;
   return n.dtype === "bool" && (e.k === "unary" || e.k === "binary") && BOOL_ROOTS.has(e.op);
@@ -156,7 +157,7 @@ export function record(
     throw e;
   }
   ops.push(op);
-  const node = new Deferred(device, expr.dtype, [...shape], rewrite(expr, (i) => parts[i], 0), leaves.list, allConsts, ops);
+  const node = new Deferred(device, expr.dtype, Object.isFrozen(shape) ? shape : Object.freeze([...shape]), rewrite(expr, (i) => parts[i], 0), leaves.list, allConsts, ops);
   node.nodes = s.nodes;
   node.depth = s.depth;
   return node;

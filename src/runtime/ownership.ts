@@ -3,45 +3,55 @@
  * FinalizationRegistry releases what the program dropped (in a later macrotask, never at
  * exit); at exit, closing the open devices frees the rest (device.ts). A release after
  * the device was closed is skipped: the close already freed the buffer.
+ *
+ * A tensor registers once, with a Held record that says what it owns: while it stands for
+ * a deferred node, its attachment to the node (released by detaching); once it has memory,
+ * one reference to its buffer. Materializing changes the record in place, so a lazy result
+ * pays for one registration, not two.
  */
 import { native } from "./native.ts";
 import type { Device } from "./device.ts";
 
-interface Held {
+/** What one tensor owns; `node` set: an attachment to a deferred node, else a buffer reference. */
+export interface Held {
   buf: number;
   device: Device;
   epoch: number;
   /** Host memory a wrapped buffer points into: alive until the release. */
-  keep?: object;
+  keep: object | undefined;
+  node: { detach(): void } | null;
 }
 
 function releaseHeld(h: Held): void {
-  if (h.device.epoch === h.epoch && h.device.isOpen) native.pt_buffer_release(h.buf);
+  const node = h.node;
+  if (node !== null) {
+    h.node = null;
+    node.detach();
+  } else if (h.buf !== 0) {
+    if (h.device.epoch === h.epoch && h.device.isOpen) native.pt_buffer_release(h.buf);
+    h.buf = 0;
+  }
+  h.keep = undefined;
 }
 
 const registry = new FinalizationRegistry<Held>(releaseHeld);
 
-/** Registers `owner` as holding one reference on buf; returns the release function. */
-export function track(owner: object, buf: number, device: Device, keep?: object): () => void {
-  const held: Held = { buf, device, epoch: device.epoch, keep };
+/** Registers `owner` as holding one reference on buf (or, with node, an attachment to it). */
+export function hold(owner: object, device: Device, buf: number, keep: object | undefined, node: { detach(): void } | null): Held {
+  const held: Held = { buf, device, epoch: device.epoch, keep, node };
   registry.register(owner, held, owner);
-  return () => {
-    registry.unregister(owner);
-    releaseHeld(held);
-  };
+  return held;
 }
 
-const deferredRegistry = new FinalizationRegistry<{ detach(): void }>((node) => node.detach());
+/** A deferred handle got its memory: `buf` (one reference, already taken) replaces the attachment. */
+export function holdBuffer(held: Held, buf: number): void {
+  held.node = null;
+  held.buf = buf;
+  held.epoch = held.device.epoch;
+}
 
-/**
- * Registers `owner` as a deferred handle of node; returns what stops the tracking and
- * detaches it. For a handle that materializes, node.take() has detached it already, so the
- * caller only unregisters (see Tensor).
- */
-export function trackDeferred(owner: object, node: { detach(): void }): (detach?: boolean) => void {
-  deferredRegistry.register(owner, node, owner);
-  return (detach = false) => {
-    deferredRegistry.unregister(owner);
-    if (detach) node.detach();
-  };
+/** Releases what `owner` holds now and stops tracking it. */
+export function drop(owner: object, held: Held): void {
+  registry.unregister(owner);
+  releaseHeld(held);
 }

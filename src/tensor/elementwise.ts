@@ -34,7 +34,9 @@ class KernelBuilder {
   /** Broadcasts the inputs, then records the op (lazy mode) or allocates and launches. */
   run(expr: Expr, extraShapes: readonly (readonly number[])[] = []): Tensor {
     const device = commonDevice(this.op, this.inputs);
-    const shape = broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
+    const shape = extraShapes.length === 0 && sameShapes(this.inputs)
+      ? this.inputs[0].shape // no broadcast: the (frozen) input shape is the result's, shared as it is
+      : broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
     if (lazyEnabled() && !this.eagerOnly && this.inputs.every((t) => t.hostOwner === undefined)) {
       const node = withOp(
         this.op,
@@ -57,6 +59,17 @@ class KernelBuilder {
     }
     return out;
   }
+}
+
+function sameShapes(ts: readonly Tensor[]): boolean {
+  const s = ts[0].shape;
+  for (let k = 1; k < ts.length; k++) {
+    const o = ts[k].shape;
+    if (o === s) continue;
+    if (o.length !== s.length) return false;
+    for (let i = 0; i < s.length; i++) if (o[i] !== s[i]) return false;
+  }
+  return true;
 }
 
 function scalarValue(x: unknown, op: string): number {

@@ -2,9 +2,18 @@
  * Reductions over any axes (with keepdim) and scans along one axis, through the "reduce"
  * and "scan" templates. The input is described as outer (kept) dims and inner (reduced)
  * dims with their own strides, so strided and permuted inputs need no copy.
+ *
+ * Transform-reduce: a reduction over the trailing axes of a deferred elementwise result
+ * (lazy mode) runs as one "ewreduce" kernel that computes each value as it reduces it, so
+ * the expression is never written to memory. Its rows are the rows the reduce template
+ * would walk in the materialized result, in the same order, so the result is the same bits
+ * as with lazy mode off. Other axes, results whose stored dtype rounds (float16, uint8...)
+ * and devices without ewreduce programs materialize first.
  */
 import { TensorError } from "../runtime/errors.ts";
-import { runTemplate } from "../kernels/launch.ts";
+import { fusesReductions, runElementwiseReduce, runTemplate } from "../kernels/launch.ts";
+import { type Deferred, lazyEnabled } from "../lazy/deferred.ts";
+import { storesExactly } from "../lazy/record.ts";
 import { DEFAULT_FLOAT, type DType, isFloat } from "./dtype.ts";
 import { contiguousStrides, fmtShape, normalizeAxes, normalizeAxis, numel } from "./shape.ts";
 import { allocTensor, type Tensor } from "./tensor.ts";
@@ -60,8 +69,42 @@ export function reduce(op: ReduceOp, t: Tensor, axis: number | readonly number[]
   }
   if (!Number.isFinite(correction)) throw new TensorError(op, `correction must be a finite number, got ${correction}`);
   const outShape = keepdim ? t.shape.map((d, i) => (axes.includes(i) ? 1 : d)) : outer;
-  if (outerAxes.length === 0 && t.numel >= SPLIT_MIN && op in SPLIT) return splitReduce(op, t, outShape);
+  const node = fusible(t, axes);
+  if (outerAxes.length === 0 && t.numel >= SPLIT_MIN && op in SPLIT) return splitReduce(op, t, outShape, node);
+  if (node) return launchFused(op, node, 0, numel(outer), numel(inner), outShape, reduceDType(op, t.dtype), correction);
   return launchReduce(op, t, axes, outerAxes, outShape, reduceDType(op, t.dtype), correction);
+}
+
+/** t's pending node when a reduction over `axes` can fuse it (see the top of this file). */
+function fusible(t: Tensor, axes: readonly number[]): Deferred | null {
+  const node = t.deferred;
+  if (node === null || node.buffer !== 0 || !lazyEnabled() || !storesExactly(node) || !fusesReductions(t.device)) return null;
+  if (node.shape.length !== t.ndim || node.shape.some((d, i) => d !== t.shape[i])) return null;
+  return axes.every((a, i) => a === t.ndim - axes.length + i) ? node : null;
+}
+
+/** Rows [start / rowlen, ...) of node's values, rowlen each, reduced into a new contiguous tensor of outShape. */
+function launchFused(
+  op: ReduceOp,
+  node: Deferred,
+  start: number,
+  rows: number,
+  rowlen: number,
+  outShape: readonly number[],
+  dtype: DType,
+  correction = 1,
+): Tensor {
+  const name = `${op} of ${node.ops}`;
+  const out = allocTensor(node.device, dtype, outShape, name);
+  if (out.numel === 0) return out;
+  try {
+    const r = { op: REDUCE_OPS[op], ddof: correction, start, rows, rowlen };
+    runElementwiseReduce(node.device, name, node.expr, node.shape, node.leaves, node.consts, r, out, 1);
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
+  return out;
 }
 
 function launchReduce(
@@ -113,7 +156,7 @@ const SPLIT: Partial<Record<ReduceOp, { partial: ReduceOp; combine: ReduceOp }>>
   countNonzero: { partial: "countNonzero", combine: "sum" },
 };
 
-function splitReduce(op: ReduceOp, t: Tensor, outShape: readonly number[]): Tensor {
+function splitReduce(op: ReduceOp, t: Tensor, outShape: readonly number[], node: Deferred | null): Tensor {
   const { partial, combine } = SPLIT[op]!;
   const n = t.numel;
   const chunks = Math.min(1024, Math.max(2, Math.floor(n / 4096)));
@@ -121,18 +164,33 @@ function splitReduce(op: ReduceOp, t: Tensor, outShape: readonly number[]): Tens
   const partialType: DType = partial === "sum" || partial === "prod"
     ? (isFloat(t.dtype) ? (t.device.info.float64 ? "float64" : "float32") : "int64")
     : reduceDType(partial, t.dtype);
-  using flat = reshape(t, [n]);
-  using body = narrow(flat, 0, 0, chunks * m);
-  using rows = reshape(body, [chunks, m]);
-  using parts = launchReduce(partial, rows, [1], [0], [chunks], partialType);
-  using rest = tail > 0 ? narrow(flat, 0, chunks * m, tail) : undefined;
-  using restPart = rest ? launchReduce(partial, rest, [0], [], [1], partialType) : undefined;
+  using parts = node ? launchFused(partial, node, 0, chunks, m, [chunks], partialType) : rowPartials(partial, t, chunks, m, partialType);
+  using restPart = tail === 0
+    ? undefined
+    : node
+    ? launchFused(partial, node, chunks * m, 1, tail, [1], partialType)
+    : tailPartial(partial, t, chunks * m, tail, partialType);
   using all = restPart ? cat([parts, restPart]) : undefined;
   const list = all ?? parts;
   if (op !== "mean") return launchReduce(combine, list, [0], [], outShape, reduceDType(op, t.dtype));
   using total = launchReduce("sum", list, [0], [], outShape, partialType);
   using avg = binary("div", total, n);
   return cast(avg, reduceDType(op, t.dtype));
+}
+
+/** The partials of the first chunks * m elements, m to a row. */
+function rowPartials(op: ReduceOp, t: Tensor, chunks: number, m: number, dtype: DType): Tensor {
+  using flat = reshape(t, [t.numel]);
+  using body = narrow(flat, 0, 0, chunks * m);
+  using rows = reshape(body, [chunks, m]);
+  return launchReduce(op, rows, [1], [0], [chunks], dtype);
+}
+
+/** The partial of the last `tail` elements, from element `start`. */
+function tailPartial(op: ReduceOp, t: Tensor, start: number, tail: number, dtype: DType): Tensor {
+  using flat = reshape(t, [t.numel]);
+  using rest = narrow(flat, 0, start, tail);
+  return launchReduce(op, rest, [0], [], [1], dtype);
 }
 
 export function scan(op: "cumsum" | "cumprod", t: Tensor, axis: number): Tensor {

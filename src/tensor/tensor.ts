@@ -7,7 +7,7 @@
  */
 import type { Device } from "../runtime/device.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
-import { track, trackDeferred } from "../runtime/ownership.ts";
+import { drop, type Held, hold, holdBuffer } from "../runtime/ownership.ts";
 import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts";
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
@@ -37,8 +37,8 @@ export class Tensor implements ViewRef {
   readonly offset: number;
   #buf: number;
   readonly #epoch: number;
-  /** Drops this handle's reference (or, while deferred, its attachment when given true). */
-  #release: ((detach?: boolean) => void) | null;
+  /** What this handle owns (a buffer reference, or while deferred its attachment); null once disposed. */
+  #held: Held | null;
   /** Host memory a wrapped buffer points into; kept alive as long as any view of it. */
   readonly #keep: object | undefined;
   /** The fused node this handle stands for until it needs memory (lazy/deferred.ts). */
@@ -59,8 +59,9 @@ export class Tensor implements ViewRef {
     if (token !== creating) throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
     this.device = device;
     this.dtype = dtype;
-    this.shape = Object.freeze([...shape]);
-    this.strides = Object.freeze([...strides]);
+    // Frozen arrays are shared as they are: copying and freezing cost more than the rest of a small op.
+    this.shape = Object.isFrozen(shape) ? shape : Object.freeze([...shape]);
+    this.strides = Object.isFrozen(strides) ? strides : Object.freeze([...strides]);
     this.offset = offset;
     this.#buf = buf;
     this.#epoch = device.epoch;
@@ -68,8 +69,8 @@ export class Tensor implements ViewRef {
     if (deferred) {
       deferred.attach();
       this.#deferred = deferred;
-      this.#release = trackDeferred(this, deferred);
-    } else this.#release = track(this, buf, device, keep);
+    }
+    this.#held = hold(this, device, buf, keep, deferred ?? null);
   }
 
   /** @internal The host memory this tensor's buffer wraps, if any. */
@@ -108,13 +109,10 @@ export class Tensor implements ViewRef {
   }
 
   #materialize(): void {
-    const node = this.#deferred!;
-    const release = this.#release;
-    const buf = node.take();
+    const buf = this.#deferred!.take(); // detaches this handle and gives it one reference
     this.#deferred = null;
-    release?.(); // the deferred tracking only: take() already detached this handle
     this.#buf = buf;
-    this.#release = track(this, buf, this.device, this.#keep);
+    holdBuffer(this.#held!, buf);
   }
   get ndim(): number {
     return this.shape.length;
@@ -135,9 +133,9 @@ export class Tensor implements ViewRef {
     if (this.#buf === 0 && this.#deferred === null) return;
     this.#deferred = null;
     this.#buf = 0;
-    const r = this.#release;
-    this.#release = null;
-    r?.(true);
+    const held = this.#held;
+    this.#held = null;
+    if (held !== null) drop(this, held);
   }
   [Symbol.dispose](): void {
     this.dispose();
@@ -472,12 +470,21 @@ export function wrapBuffer(
   offset = 0,
   keep?: object,
 ): Tensor {
-  return new Tensor(creating, device, buf, dtype, shape, strides ?? contiguousStrides(shape), offset, keep);
+  return new Tensor(creating, device, buf, dtype, shape, strides ?? denseStrides(shape), offset, keep);
+}
+
+/** Row-major strides of shape; one frozen array per frozen shape (tensors share both). */
+const stridesOf = new WeakMap<readonly number[], readonly number[]>();
+function denseStrides(shape: Shape): readonly number[] {
+  if (!Object.isFrozen(shape)) return contiguousStrides(shape);
+  let s = stridesOf.get(shape);
+  if (s === undefined) stridesOf.set(shape, s = Object.freeze(contiguousStrides(shape)));
+  return s;
 }
 
 /** A handle on a deferred node (its result or an alias of it). */
 export function deferredTensor(node: Deferred): Tensor {
-  return new Tensor(creating, node.device, 0, node.dtype, node.shape, contiguousStrides(node.shape), 0, undefined, node);
+  return new Tensor(creating, node.device, 0, node.dtype, node.shape, denseStrides(node.shape), 0, undefined, node);
 }
 
 /** Sees every tensor an op allocates, with the op's name (pt.compareBackends sets it). */

@@ -23,8 +23,9 @@ static int32_t new_handle(pt_dev *d, int kind, pt_obj *o) {
 /* The error for a block that is not the layout its program was built for. */
 static int layout_mismatch(int32_t program, const pt_layout *l, int nbuf, const double *a, int na) {
   char want[160], has[96];
-  if (l->kind == PT_K_EW && na > 9) {
-    double v = a[9];
+  int at = l->kind == PT_K_EW ? 9 : l->kind == PT_K_EWREDUCE ? 14 : -1; /* the view count's slot */
+  if (at > 0 && na > at) {
+    double v = a[at];
     snprintf(has, sizeof has, "%g views (%g inputs + output) and %d buffer%s", v, v - 1, nbuf, nbuf == 1 ? "" : "s");
   } else {
     snprintf(has, sizeof has, "%d buffer%s", nbuf, nbuf == 1 ? "" : "s");
@@ -157,7 +158,9 @@ PT_API int32_t pt_launch(int32_t queue, int32_t program, const double *args, int
   /* The block against the program's layout (after the handles, so a stale one is named
    * first): the buffers it may name and an ew block's view count. */
   const double *rest = args + 1 + nbuf;
-  if (nbuf > p->layout.bufs || (p->layout.kind == PT_K_EW && p->layout.views > 0 && nargs - 1 - nbuf > 9 && rest[9] != p->layout.views)) {
+  int vslot = p->layout.kind == PT_K_EW ? 9 : p->layout.kind == PT_K_EWREDUCE ? 14 : -1; /* the view count's slot */
+  if (nbuf > p->layout.bufs ||
+      (vslot > 0 && p->layout.views > 0 && nargs - 1 - nbuf > vslot && rest[vslot] != p->layout.views)) {
     st = layout_mismatch(program, &p->layout, nbuf, rest, nargs - 1 - nbuf);
     goto put;
   }

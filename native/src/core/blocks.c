@@ -258,6 +258,35 @@ static int ew_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, i
   return PT_OK;
 }
 
+/* [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x (nviews - 1), nconst, consts] */
+static int ewreduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  const char *op = "ewreduce";
+  int rank, st;
+  int64_t sh[RANK], x, start, rows, rowlen, nv, nc, span;
+  view_t v;
+  if ((st = need(op, na, 15 + VS + 1)) != PT_OK) return st;
+  if (!sint(a[0], 0, 11, &x)) return bad(op, "op", a[0]);
+  if (!sint(a[1], ANY, &x)) return bad(op, "ddof", a[1]);
+  if ((st = rank_shape(op, a + 2, 0, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[11], 0, (int64_t)SLOT_MAX, &start)) return bad(op, "start", a[11]);
+  if (!sint(a[12], 0, (int64_t)SLOT_MAX, &rows)) return bad(op, "rows", a[12]);
+  if (!sint(a[13], 0, (int64_t)SLOT_MAX, &rowlen)) return bad(op, "row length", a[13]);
+  if (!sint(a[14], 1, (na - 16) / VS, &nv)) return bad(op, "view count", a[14]);
+  int at = 15 + (int)nv * VS;
+  if (!sint(a[at], 0, na - at - 1, &nc)) return bad(op, "constant count", a[at]);
+  if (__builtin_mul_overflow(rows, rowlen, &span) || span > numel(rank, sh) - start)
+    return pt_error(PT_EINVAL, "%s: %lld rows of %lld from element %lld pass the %lld elements of the expression", op,
+                    (long long)rows, (long long)rowlen, (long long)start, (long long)numel(rank, sh));
+  if ((st = view(bufs, nbuf, a + 15, 1, &rows, 0, NULL, NULL, "ewreduce OUT", &v)) != PT_OK) return st;
+  for (int i = 1; i < nv; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "ewreduce input %d", i - 1);
+    if ((st = view(bufs, nbuf, a + 15 + i * VS, rank, sh, 0, NULL, NULL, name, &v)) != PT_OK) return st;
+  }
+  *work = rows;
+  return PT_OK;
+}
+
 static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, pt_matmul_plan *mm) {
   static const char *const names[3] = {"matmul: A", "matmul: B", "matmul: C"};
   view_t v[3];
@@ -302,6 +331,7 @@ static const struct { const char *name; int shape; } kinds[PT_K_COUNT] = {
     [PT_K_NONZERO] = {"nonzero", PT_SHAPE_SERIAL},
     [PT_K_MASKED_SELECT] = {"masked_select", PT_SHAPE_SERIAL},
     [PT_K_PHILOX] = {"philox", PT_SHAPE_ELEMENT},
+    [PT_K_EWREDUCE] = {"ewreduce", PT_SHAPE_ROW},
 };
 
 /* The VIEWs each kind's kernel reads and the buffers one launch may name (blocks.h). */
@@ -319,6 +349,7 @@ static const struct { int views, bufs; } fixed[PT_K_COUNT] = {
     [PT_K_NONZERO] = {1, 2}, /* IN VIEW and the OUT buffer */
     [PT_K_MASKED_SELECT] = {3, 3},
     [PT_K_PHILOX] = {1, 1},
+    [PT_K_EWREDUCE] = {0, ANY_BUFS}, /* like ew: the program's own */
 };
 #define EW_MAGIC 0x50540001
 #define EW_MAX_DECLARED (1 << 20) /* more inputs than any block can hold: left to the driver to refuse */
@@ -327,7 +358,8 @@ int pt_layout_make(int kind, int32_t views, const uint8_t *src, size_t len, pt_l
   *out = (pt_layout){PT_BLOCK_ABI, kind, 0, ANY_BUFS};
   if (kind < 0 || kind >= PT_K_COUNT) return PT_OK; /* the driver names the unknown kind */
   if (views < 0) return pt_error(PT_EINVAL, "a %s program declared %d views", kinds[kind].name, views);
-  if (kind != PT_K_EW) {
+  int ew_like = kind == PT_K_EW || kind == PT_K_EWREDUCE;
+  if (!ew_like) {
     if (views != 0 && views != fixed[kind].views)
       return pt_error(PT_EINVAL, "a %s program declared %d views; its block has %s%d (blocks.h)", kinds[kind].name, views,
                       fixed[kind].views ? "" : "k + ", fixed[kind].views ? fixed[kind].views : 2);
@@ -342,8 +374,8 @@ int pt_layout_make(int kind, int32_t views, const uint8_t *src, size_t len, pt_l
     if (w[0] == EW_MAGIC && w[1] >= 0 && w[1] <= EW_MAX_DECLARED) from_src = w[1] + 1;
   }
   if (views > 0 && from_src > 0 && views != from_src)
-    return pt_error(PT_EINVAL, "an ew program declared %d views (%d inputs + output) but its bytecode has %d input%s", views,
-                    views - 1, from_src - 1, from_src == 2 ? "" : "s");
+    return pt_error(PT_EINVAL, "an %s program declared %d views (%d inputs + output) but its bytecode has %d input%s",
+                    kinds[kind].name, views, views - 1, from_src - 1, from_src == 2 ? "" : "s");
   out->views = views > 0 ? views : from_src;
   if (out->views > 0) out->bufs = out->views;
   return PT_OK;
@@ -356,7 +388,7 @@ int pt_layout_same(const pt_layout *a, const pt_layout *b) {
 const char *pt_layout_text(const pt_layout *l, char *buf, size_t cap) {
   const char *name = pt_program_kind_name(l->kind);
   char views[64], bufs[32];
-  if (l->kind == PT_K_EW && l->views > 0)
+  if ((l->kind == PT_K_EW || l->kind == PT_K_EWREDUCE) && l->views > 0)
     snprintf(views, sizeof views, "%d input%s + output = %d views", l->views - 1, l->views == 2 ? "" : "s", l->views);
   else if (l->kind == PT_K_INDEX_PUT || l->kind == PT_K_INDEX_GET) snprintf(views, sizeof views, "k + 2 views");
   else if (l->views > 0) snprintf(views, sizeof views, "%d view%s", l->views, l->views == 1 ? "" : "s");
@@ -391,6 +423,7 @@ static uint32_t written(int kind, const double *a) {
   case PT_K_NONZERO: return 1u << (int)a[20];
   case PT_K_MASKED_SELECT: return 1u << (int)a[31];
   case PT_K_PHILOX: return 1u << (int)a[6];
+  case PT_K_EWREDUCE: return 1u << (int)a[15];
   default: return 0;
   }
 }
@@ -410,6 +443,7 @@ static int check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, in
   case PT_K_NONZERO: return compact_block(0, bufs, nbuf, a, na, work);
   case PT_K_MASKED_SELECT: return compact_block(1, bufs, nbuf, a, na, work);
   case PT_K_PHILOX: return philox_block(bufs, nbuf, a, na, work);
+  case PT_K_EWREDUCE: return ewreduce_block(bufs, nbuf, a, na, work);
   default: return pt_error(PT_EINVAL, "corrupt program (kind %d)", kind);
   }
 }

@@ -56,6 +56,19 @@
  *            double, then stored. normal: u1 = ((w0>>8)+1) * 2^-24, u2 = (w1>>8) * 2^-24,
  *            z = sqrt(-2 ln u1) cos(2 pi u2), value = a + b*z. randint: a + ((w1<<32|w0) mod
  *            (b-a)) in uint64 arithmetic.
+ *   ewreduce [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x
+ *            (nviews - 1) (strides over shape), nconst, const x nconst]
+ *            program source = elementwise bytecode, whose STORE names the value instead of
+ *            writing view 0. A reduction of an elementwise expression (transform-reduce):
+ *            let E be the contiguous tensor of `shape` that the ew program would write, of
+ *            the dtype of STORE's ctype (f32, f64, i32 or i64; comparisons and logic give
+ *            i32 0/1) in a buffer of its own. Row r < rows is E's elements [start + r *
+ *            rowlen, start + (r + 1) * rowlen), and its result goes to OUT at offset + r *
+ *            OUT's stride 0 (OUT's other strides are 0). op, ddof and every rule are
+ *            reduce's, and a backend reduces each row in exactly the order its reduce
+ *            kernel walks that row of E (one inner dim of stride 1, with
+ *            outer dims [rows] of stride rowlen when rows > 1), E's buffer starting at an
+ *            address aligned to 256 bytes, so a fused result is bit for bit the unfused one.
  *   mode (gather, scatter, index_put): 0 error (negative indices count from the end; outside
  *   [-size, size) is PT_EKERNEL naming the index, axis and size), 1 clamp, 2 wrap (modulo).
  *   Index views may be int32 or int64; values are normalized as int64 before any use.
@@ -89,16 +102,16 @@
 
 /* Program kinds, in the order above. */
 enum { PT_K_EW, PT_K_REDUCE, PT_K_SCAN, PT_K_MATMUL, PT_K_SORT, PT_K_GATHER, PT_K_SCATTER, PT_K_INDEX_PUT,
-       PT_K_INDEX_GET, PT_K_NONZERO, PT_K_MASKED_SELECT, PT_K_PHILOX, PT_K_COUNT };
+       PT_K_INDEX_GET, PT_K_NONZERO, PT_K_MASKED_SELECT, PT_K_PHILOX, PT_K_EWREDUCE, PT_K_COUNT };
 
 /* The version of the block layouts above. Bump it whenever one of them changes: every
  * program records the layout it was built for (pt_layout), compiled programs cached on disk
  * carry it (program_cache.c), and an entry written for another version is named on stderr and
  * recompiled instead of launched. */
-#define PT_BLOCK_ABI 1
+#define PT_BLOCK_ABI 2
 
 /* The argument layout a program was built for, fixed when it is created: the block ABI, the
- * kind, the VIEWs its kernel reads (ew: 1 + its inputs, 0 = not declared; index_put and
+ * kind, the VIEWs its kernel reads (ew and ewreduce: 1 + its inputs, 0 = not declared; index_put and
  * index_get: 0, their block's k says) and the most buffers one launch may name (every buffer
  * of a block is some view's or slot's). pt_launch compares a block's nbuf, and an ew block's
  * view count, with it before anything runs (a few integer compares, no parse), and refuses a

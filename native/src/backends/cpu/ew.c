@@ -59,6 +59,7 @@ typedef struct {
   int direct_store;
   int stream_store;              /* unit-stride runs of the output use ew_stream_copy */
   const double *consts;
+  int values_only;               /* cpu_ew_values: STORE hands its register over instead of writing */
   ew_view views[EW_MAX_INPUTS + 1];
   _Atomic int64_t failed_at;     /* element index * 4 + ew_failure, or INT64_MAX */
   atomic_int stop, out_of_memory;
@@ -152,6 +153,7 @@ typedef struct {
   void *reg[EW_MAX_REGS];
   uint8_t *blocks;
   size_t block_bytes;
+  const void *result; /* values mode: the register STORE named */
 } ew_thread;
 
 /* Runs the program over elements [start, start + n); returns -1, or the failing element's
@@ -197,12 +199,26 @@ static int64_t ew_exec_block(const ew_run *run, ew_thread *t, int64_t start, int
     }
     case EW_K_WHERE: ew_where(in->ctype, n, t->reg[in->a], t->reg[in->b], t->reg[in->c], dst); break;
     default: /* STORE */
-      if (!direct) ew_transfer(run, out, idx, n, in->ctype, t->reg[in->a], 1);
+      if (run->values_only) t->result = t->reg[in->a];
+      else if (!direct) ew_transfer(run, out, idx, n, in->ctype, t->reg[in->a], 1);
       continue;
     }
     t->reg[in->dst] = dst;
   }
   return -1;
+}
+
+/* Fills the thread's once-per-thread blocks (constants, broadcast inputs) for n elements. */
+static void ew_fill_hoisted(const ew_run *run, ew_thread *t, int64_t n) {
+  const cpu_ew_program *p = run->p;
+  int64_t zero_idx[PT_MAX_RANK] = {0};
+  for (int i = 0; i < p->ninstr - 1; i++) {
+    const ew_instr *in = &p->ins[i];
+    if (!in->once || !ew_hoisted(run, in)) continue;
+    void *dst = t->blocks + (size_t)in->block * t->block_bytes;
+    if (in->kind == EW_K_CONST) ew_fill_const(in->ctype, n, run->consts[in->a], dst);
+    else ew_transfer(run, &run->views[in->a + 1], zero_idx, n, in->ctype, dst, 0);
+  }
 }
 
 static void ew_unit_range(const ew_run *run, int64_t u, int64_t *start, int64_t *n) {
@@ -237,14 +253,7 @@ static void ew_run_units(void *ctx, size_t begin, size_t end) {
     if (!(heap = malloc(bytes + 63))) { atomic_store(&run->out_of_memory, 1); atomic_store(&run->stop, 1); return; }
     t.blocks = (uint8_t *)(((uintptr_t)heap + 63) & ~(uintptr_t)63);
   }
-  int64_t zero_idx[PT_MAX_RANK] = {0};
-  for (int i = 0; i < p->ninstr - 1; i++) { /* fill the once-per-thread blocks */
-    const ew_instr *in = &p->ins[i];
-    if (!in->once || !ew_hoisted(run, in)) continue;
-    void *dst = t.blocks + (size_t)in->block * t.block_bytes;
-    if (in->kind == EW_K_CONST) ew_fill_const(in->ctype, run->unit_len, run->consts[in->a], dst);
-    else ew_transfer(run, &run->views[in->a + 1], zero_idx, run->unit_len, in->ctype, dst, 0);
-  }
+  ew_fill_hoisted(run, &t, run->unit_len);
   for (size_t u = begin; u < end; u++) {
     int64_t start, n, failure;
     if (atomic_load_explicit(&run->stop, memory_order_relaxed)) break;
@@ -341,6 +350,7 @@ int cpu_ew_run(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, const 
   for (int v = 0; v < nviews; v++)
     if ((st = ew_view_parse(run, bufs, nbuf, a + 10 + v * PT_VIEW_SLOTS, (int)rank, run->shape, v))) return st;
   run->p = p;
+  run->values_only = 0;
   run->consts = a + const_slot + 1;
   run->numel = cpu_numel((int)rank, run->shape);
   if (run->numel == 0) return 0;
@@ -384,4 +394,72 @@ int cpu_ew_run(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, const 
   static const char *const why[4] = {"", "integer division by zero", "integer modulo by zero",
                                      "integer power with a negative exponent"};
   return pt_error(PT_EKERNEL, "ew: %s at element %lld", why[failed_at % 4], (long long)(failed_at / 4));
+}
+
+/* ---- values of an expression, for kernels that consume them (ew_values.h) ------------ */
+
+struct cpu_ew_values { ew_run run; };
+struct cpu_ew_thread { ew_thread t; int64_t max_n; void *heap; };
+
+int cpu_ew_values_open(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, int rank, const int64_t *shape,
+                       const double *views, int nviews, const double *consts, int nconst, cpu_ew_values **out) {
+  if (nviews != p->ninputs + 1)
+    return pt_error(PT_EINVAL, "ewreduce: %d views for a program of %d inputs (+1 output)", nviews, p->ninputs);
+  if (nconst < p->nconst_needed)
+    return pt_error(PT_EINVAL, "ewreduce: %d constants given, the program uses %d", nconst, p->nconst_needed);
+  cpu_ew_values *v = calloc(1, sizeof *v);
+  if (!v) return pt_error(PT_EOOM, "ewreduce: out of host memory");
+  ew_run *run = &v->run;
+  memcpy(run->shape, shape, sizeof run->shape);
+  int st;
+  for (int i = 1; i < nviews; i++)
+    if ((st = ew_view_parse(run, bufs, nbuf, views + (i - 1) * PT_VIEW_SLOTS, rank, run->shape, i))) { free(v); return st; }
+  /* View 0 stands for the values: row-major contiguous, so it never stops a merge. */
+  int64_t dense = 1;
+  for (int d = rank - 1; d >= 0; d--) { run->views[0].stride[d] = dense; dense *= run->shape[d]; }
+  run->views[0].dtype = PT_F64;
+  run->views[0].esize = 8;
+  run->p = p;
+  run->consts = consts;
+  run->values_only = 1;
+  run->numel = cpu_numel(rank, run->shape);
+  ew_merge_dims(run, rank, nviews);
+  atomic_init(&run->failed_at, INT64_MAX);
+  atomic_init(&run->stop, 0);
+  atomic_init(&run->out_of_memory, 0);
+  *out = v;
+  return PT_OK;
+}
+
+void cpu_ew_values_close(cpu_ew_values *v) { free(v); }
+
+int cpu_ew_values_ctype(const cpu_ew_values *v) { return v->run.p->ins[v->run.p->ninstr - 1].ctype; }
+
+cpu_ew_thread *cpu_ew_thread_new(const cpu_ew_values *v, int64_t max_n) {
+  const cpu_ew_program *p = v->run.p;
+  cpu_ew_thread *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->max_n = max_n;
+  t->t.block_bytes = ((size_t)max_n * (size_t)p->elem_bytes + 63) & ~(size_t)63;
+  if (!(t->heap = malloc(t->t.block_bytes * (size_t)(p->nblocks > 0 ? p->nblocks : 1) + 63))) { free(t); return NULL; }
+  t->t.blocks = (uint8_t *)(((uintptr_t)t->heap + 63) & ~(uintptr_t)63);
+  ew_fill_hoisted(&v->run, &t->t, max_n);
+  return t;
+}
+
+void cpu_ew_thread_free(cpu_ew_thread *t) {
+  if (t) free(t->heap);
+  free(t);
+}
+
+const void *cpu_ew_values_at(const cpu_ew_values *v, cpu_ew_thread *t, int64_t start, int64_t n, int64_t *failed) {
+  int64_t f = ew_exec_block(&v->run, &t->t, start, n);
+  *failed = f;
+  return f >= 0 ? NULL : t->t.result;
+}
+
+int cpu_ew_failure(int64_t failed) {
+  static const char *const why[4] = {"", "integer division by zero", "integer modulo by zero",
+                                     "integer power with a negative exponent"};
+  return pt_error(PT_EKERNEL, "ewreduce: %s at element %lld", why[failed % 4], (long long)(failed / 4));
 }

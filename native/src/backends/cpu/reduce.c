@@ -10,6 +10,11 @@
  *  - column tiles, when neighbouring outputs are close in memory but each output's own
  *    walk is not (a sum over axis 0): the tile steps through positions together, reading
  *    one contiguous stretch of a row per step, as a hand-written loop would.
+ *
+ * "ewreduce" (transform-reduce) runs the same walks over the values of an expression
+ * instead of a view: its input is the contiguous tensor the expression would write (a
+ * virtual view), and each stretch a walk reads is computed just before it is read
+ * (kernels.h's cpu_ew_values), so results are the bits of reducing the materialized tensor.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -34,8 +39,25 @@ typedef struct {
   int kind;               /* of the current pass */
   const double *mean;     /* per output, for K_SQDEV; NULL: compute it in the same item */
   acc_t *part;            /* [onum][nchunks] partials when nchunks > 1 */
+  const cpu_ew_values *ev; /* ewreduce: `in` is virtual, its element k is the value at ev_start + k */
+  int64_t ev_start;
   atomic_int oom;
+  _Atomic int64_t ev_failed; /* the earliest failing element (cpu_ew_values_at), or INT64_MAX */
 } job_t;
+
+/* A worker's scratch for computed values (ewreduce only). */
+typedef struct { cpu_ew_thread *t; uint8_t *zeros; } values_t;
+
+/* Input elements [off, off + n) (contiguous when computed): the view's memory, or the values. */
+static const uint8_t *elems(job_t *j, values_t *w, int64_t off, int64_t n) {
+  if (!j->ev) return PT_ELEM(&j->in, off);
+  int64_t failed;
+  const void *v = cpu_ew_values_at(j->ev, w->t, j->ev_start + off, n, &failed);
+  if (v) return v;
+  int64_t seen = atomic_load(&j->ev_failed);
+  while (failed < seen && !atomic_compare_exchange_weak(&j->ev_failed, &seen, failed)) {}
+  return w->zeros; /* the job fails; finish the walk on zeros */
+}
 
 /* Element offsets (input, output) of output number o. */
 static void out_offsets(const job_t *j, int64_t o, int64_t *in_off, int64_t *out_off) {
@@ -77,14 +99,14 @@ static int64_t carry(const job_t *j, int64_t *idx, int64_t off) {
 }
 
 /* Reduces inner elements [lo, hi) of one output (input element offset `base`) into *st. */
-static void reduce_range(const job_t *j, int kind, int64_t base, int64_t lo, int64_t hi, double mean, acc_t *st) {
+static void reduce_range(job_t *j, values_t *w, int kind, int64_t base, int64_t lo, int64_t hi, double mean, acc_t *st) {
   union { double f[BLK]; int64_t i[BLK]; } buf;
   int last = j->irank - 1, dt = j->in.dtype;
   acc_init(st, kind);
   if (kind == K_SUM && j->fl && last == 0 && j->istr[0] == 1 && (dt == PT_F32 || dt == PT_F64)) {
     for (int64_t b = lo; b < hi; b += BLK) {
       int64_t nb = hi - b < BLK ? hi - b : BLK;
-      const uint8_t *p = PT_ELEM(&j->in, base + b);
+      const uint8_t *p = elems(j, w, base + b, nb);
       st->f += dt == PT_F32 ? sum_f32((const float *)p, nb) : sum_f64((const double *)p, nb);
     }
     return;
@@ -94,7 +116,7 @@ static void reduce_range(const job_t *j, int kind, int64_t base, int64_t lo, int
     while (done < nb) {
       int64_t take = j->ishape[last] - idx[last], s = j->istr[last];
       if (take > nb - done) take = nb - done;
-      const uint8_t *p = PT_ELEM(&j->in, off);
+      const uint8_t *p = elems(j, w, off, take); /* computed values are contiguous: s == 1 */
       if (j->fl) kgather_f(p, dt, s, take, buf.f + done, 1);
       else kgather_i(p, dt, s, take, buf.i + done, 1);
       done += take;
@@ -110,15 +132,19 @@ static void reduce_range(const job_t *j, int kind, int64_t base, int64_t lo, int
 typedef struct { double v[TILE], f[TILE], mean[TILE]; int64_t w[TILE], c[TILE], ix[TILE]; acc_t st[TILE]; } cols_t;
 
 /* The cnt outputs of a tile (tstep apart in the input) over positions [lo, hi) into st. */
-static void reduce_cols(const job_t *j, int kind, int64_t base, int64_t tstep, int cnt, int64_t lo, int64_t hi,
+static void reduce_cols(job_t *j, values_t *w, int kind, int64_t base, int64_t tstep, int cnt, int64_t lo, int64_t hi,
                         const double *mean, cols_t *x, acc_t *st) {
   int dt = j->in.dtype, fl = j->fl, nan_count = fl && (kind == K_MAX || kind == K_MIN);
   int64_t idx[PT_MAX_RANK], off = locate(j, lo, base, idx), s = j->istr[j->irank - 1];
+  /* Computed values: the tile's whole stretch at once (tiles of computed rows have rows of
+   * at most 32 elements, one after another: tstep == the row length). */
+  const uint8_t *region = j->ev ? elems(j, w, off, (cnt - 1) * tstep + (hi - lo)) : NULL;
+  const int64_t region_at = off;
   acc_t init;
   acc_init(&init, kind);
   for (int t = 0; t < cnt; t++) { x->f[t] = init.f; x->c[t] = nan_count ? 0 : init.i; x->ix[t] = -1; }
   for (int64_t p = lo; p < hi; p++) {
-    const uint8_t *src = PT_ELEM(&j->in, off);
+    const uint8_t *src = region ? region + (off - region_at) * pt_dtype_size[dt] : PT_ELEM(&j->in, off);
     if (fl && kind == K_SUM && dt == PT_F32 && tstep == 1)
       for (int t = 0; t < cnt; t++) x->f[t] += ((const float *)src)[t];
     else if (fl) {
@@ -165,7 +191,14 @@ static void run_items(void *ctx, size_t begin, size_t end) {
   acc_t one;
   double one_mean;
   cols_t *x = NULL;
-  if (j->tile > 1 && !(x = malloc(sizeof *x))) { atomic_store(&j->oom, 1); return; }
+  values_t vals = {NULL, NULL};
+  if (j->ev) {
+    int64_t max_n = j->tile > 1 ? j->tile * j->n : BLK;
+    vals.t = cpu_ew_thread_new(j->ev, max_n);
+    vals.zeros = calloc((size_t)max_n, 8);
+    if (!vals.t || !vals.zeros) { cpu_ew_thread_free(vals.t); free(vals.zeros); atomic_store(&j->oom, 1); return; }
+  }
+  if (j->tile > 1 && !(x = malloc(sizeof *x))) { cpu_ew_thread_free(vals.t); free(vals.zeros); atomic_store(&j->oom, 1); return; }
   acc_t *st = x ? x->st : &one;
   double *mean = x ? x->mean : &one_mean;
   for (size_t w = begin; w < end; w++) {
@@ -183,19 +216,21 @@ static void run_items(void *ctx, size_t begin, size_t end) {
     int64_t lo = chunk * CHUNK, hi = lo + CHUNK < j->n ? lo + CHUNK : j->n;
     out_offsets(j, o0, &io, &oo);
     if (j->kind == K_SQDEV && !j->mean) { /* var/std over a whole extent here: the mean first */
-      if (x) reduce_cols(j, K_SUM, io, tstep, cnt, lo, hi, NULL, x, st);
-      else reduce_range(j, K_SUM, io, lo, hi, 0, st);
+      if (x) reduce_cols(j, &vals, K_SUM, io, tstep, cnt, lo, hi, NULL, x, st);
+      else reduce_range(j, &vals, K_SUM, io, lo, hi, 0, st);
       for (int t = 0; t < cnt; t++) mean[t] = st[t].f / (double)j->n;
     }
     const double *m = j->kind != K_SQDEV ? NULL : j->mean ? j->mean + o0 : mean;
-    if (x) reduce_cols(j, j->kind, io, tstep, cnt, lo, hi, m, x, st);
-    else reduce_range(j, j->kind, io, lo, hi, m ? m[0] : 0, st);
+    if (x) reduce_cols(j, &vals, j->kind, io, tstep, cnt, lo, hi, m, x, st);
+    else reduce_range(j, &vals, j->kind, io, lo, hi, m ? m[0] : 0, st);
     if (j->nchunks > 1)
       for (int t = 0; t < cnt; t++) j->part[(o0 + t) * j->nchunks + chunk] = st[t];
     else
       for (int t = 0; t < cnt; t++) store(j, oo + t * ostep, &st[t]);
   }
   free(x);
+  cpu_ew_thread_free(vals.t);
+  free(vals.zeros);
 }
 
 static int kind_of(int op, int pass) {
@@ -264,7 +299,8 @@ static int run_pass(job_t *j, int pass, double *means, acc_t *folded) {
   j->kind = kind_of(j->op, pass);
   int64_t per = j->tile * (j->n < CHUNK ? j->n : CHUNK);
   cpu_parallel_for((size_t)(j->ntiles * j->nchunks), (size_t)(per >= 32768 ? 1 : 32768 / per), run_items, j);
-  if (atomic_load(&j->oom)) return pt_error(PT_EOOM, "reduce: no memory for a column tile");
+  if (atomic_load(&j->oom)) return pt_error(PT_EOOM, "reduce: no memory for a column tile or computed values");
+  if (atomic_load(&j->ev_failed) != INT64_MAX) return cpu_ew_failure(atomic_load(&j->ev_failed));
   if (j->nchunks == 1) return PT_OK;
   for (int64_t o = 0; o < j->onum; o++) {
     acc_t *s = &j->part[o * j->nchunks];
@@ -274,6 +310,8 @@ static int run_pass(job_t *j, int pass, double *means, acc_t *folded) {
   }
   return PT_OK;
 }
+
+static int reduce_job(job_t *j);
 
 int cpu_reduce(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   job_t j;
@@ -298,55 +336,106 @@ int cpu_reduce(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   if ((rc = cpu_view_parse(bufs, nbuf, a + 20, j.orank, j.oshape, j.irank, j.ishape, j.istr, "reduce: input", &j.in)) ||
       (rc = cpu_view_parse(bufs, nbuf, a + 39, j.orank, j.oshape, 0, NULL, NULL, "reduce: output", &j.out)))
     return rc;
-  j.onum = cpu_numel(j.orank, j.oshape);
-  j.n = cpu_numel(j.irank, j.ishape);
-  if (j.onum == 0) return PT_OK;
-  coalesce_outer(&j);
-  if (j.n == 0) return reduce_empty(&j);
-  int64_t total;
-  if (__builtin_mul_overflow(j.onum, j.n, &total)) /* stride-0 views can claim any size */
-    return pt_error(PT_EINVAL, "reduce: %lld x %lld elements is too many", (long long)j.onum, (long long)j.n);
+  return reduce_job(&j);
+}
 
-  j.fl = pt_is_float(j.in.dtype) || j.op == OP_VAR || j.op == OP_STD;
-  coalesce_inner(&j);
+/* Runs a parsed job (ops, shapes, views; for ewreduce the virtual input and values). */
+static int reduce_job(job_t *j) {
+  int rc;
+  atomic_init(&j->oom, 0);
+  atomic_init(&j->ev_failed, INT64_MAX);
+  j->onum = cpu_numel(j->orank, j->oshape);
+  j->n = cpu_numel(j->irank, j->ishape);
+  if (j->onum == 0) return PT_OK;
+  coalesce_outer(j);
+  if (j->n == 0) return reduce_empty(j);
+  int64_t total;
+  if (__builtin_mul_overflow(j->onum, j->n, &total)) /* stride-0 views can claim any size */
+    return pt_error(PT_EINVAL, "reduce: %lld x %lld elements is too many", (long long)j->onum, (long long)j->n);
+
+  j->fl = pt_is_float(j->in.dtype) || j->op == OP_VAR || j->op == OP_STD;
+  coalesce_inner(j);
   /* Column tiles pay when neighbouring outputs share cache lines and each output's own
    * walk is strided, or too short to be worth a call of its own. A tile's stretch of a row
    * stays within 16 KiB, so the lines it reads at one position serve the next. */
-  int64_t ts = j.orank ? j.in.stride[j.orank - 1] : 0, s_in = j.istr[j.irank - 1];
-  int64_t len = j.orank ? j.oshape[j.orank - 1] : 1, rows = j.onum / len;
-  int64_t span = (ts < 0 ? -ts : ts ? ts : 1) * pt_dtype_size[j.in.dtype], cap = 16384 / span;
-  j.nchunks = (j.n + CHUNK - 1) / CHUNK;
-  j.tile = 1;
-  if (j.orank && span <= 1024 && ((span < 64 && s_in != 1 && s_in != -1) || j.n <= 32)) {
+  int64_t ts = j->orank ? j->in.stride[j->orank - 1] : 0, s_in = j->istr[j->irank - 1];
+  int64_t len = j->orank ? j->oshape[j->orank - 1] : 1, rows = j->onum / len;
+  int64_t span = (ts < 0 ? -ts : ts ? ts : 1) * pt_dtype_size[j->in.dtype], cap = 16384 / span;
+  j->nchunks = (j->n + CHUNK - 1) / CHUNK;
+  j->tile = 1;
+  if (j->orank && span <= 1024 && ((span < 64 && s_in != 1 && s_in != -1) || j->n <= 32)) {
     /* As wide as allowed, but narrow enough to give every thread something to do; the
      * width never changes a result (each output is summed alone). */
-    int64_t want = 2 * cpu_thread_count(), have = rows * j.nchunks, split = have >= want ? 1 : (want + have - 1) / have;
-    j.tile = (len + split - 1) / split;
-    j.tile = j.tile < 16 && len > 16 ? 16 : j.tile > cap ? cap : j.tile;
+    int64_t want = 2 * cpu_thread_count(), have = rows * j->nchunks, split = have >= want ? 1 : (want + have - 1) / have;
+    j->tile = (len + split - 1) / split;
+    j->tile = j->tile < 16 && len > 16 ? 16 : j->tile > cap ? cap : j->tile;
   }
-  j.tpr = (len + j.tile - 1) / j.tile;
-  j.ntiles = rows * j.tpr;
-  if (j.nchunks == 1) return run_pass(&j, (j.op == OP_VAR || j.op == OP_STD), NULL, NULL);
+  j->tpr = (len + j->tile - 1) / j->tile;
+  j->ntiles = rows * j->tpr;
+  if (j->nchunks == 1) return run_pass(j, (j->op == OP_VAR || j->op == OP_STD), NULL, NULL);
 
   /* Here n > CHUNK, so onum * nchunks is below twice the element count / CHUNK. */
-  acc_t *part = malloc((size_t)(j.onum * j.nchunks) * sizeof *part);
-  acc_t *folded = malloc((size_t)j.onum * sizeof *folded);
-  double *means = malloc((size_t)j.onum * sizeof *means);
+  acc_t *part = malloc((size_t)(j->onum * j->nchunks) * sizeof *part);
+  acc_t *folded = malloc((size_t)j->onum * sizeof *folded);
+  double *means = malloc((size_t)j->onum * sizeof *means);
   if (!part || !folded || !means) {
     free(part); free(folded); free(means);
-    return pt_error(PT_EOOM, "reduce: no memory for %lld partial results", (long long)(j.onum * j.nchunks));
+    return pt_error(PT_EOOM, "reduce: no memory for %lld partial results", (long long)(j->onum * j->nchunks));
   }
-  j.part = part;
-  if (j.op == OP_VAR || j.op == OP_STD) {
-    rc = run_pass(&j, 0, means, NULL);
-    j.mean = means;
-    if (!rc) rc = run_pass(&j, 1, NULL, folded);
-  } else rc = run_pass(&j, 0, NULL, folded);
-  for (int64_t o = 0; o < j.onum && !rc; o++) {
+  j->part = part;
+  if (j->op == OP_VAR || j->op == OP_STD) {
+    rc = run_pass(j, 0, means, NULL);
+    j->mean = means;
+    if (!rc) rc = run_pass(j, 1, NULL, folded);
+  } else rc = run_pass(j, 0, NULL, folded);
+  for (int64_t o = 0; o < j->onum && !rc; o++) {
     int64_t io, oo;
-    out_offsets(&j, o, &io, &oo);
-    store(&j, oo, &folded[o]);
+    out_offsets(j, o, &io, &oo);
+    store(j, oo, &folded[o]);
   }
   free(part); free(folded); free(means);
+  return rc;
+}
+
+/* [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x (nviews - 1),
+ * nconst, consts] (blocks.h): rows of rowlen computed values, reduced as reduce would reduce
+ * them in a contiguous tensor (outer [rows] of stride rowlen, inner [rowlen] of stride 1). */
+int cpu_ewreduce(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
+  static const int dtype_of_ctype[4] = {PT_F32, PT_F64, PT_I32, PT_I64};
+  job_t j;
+  int64_t v, rank, shape[PT_MAX_RANK], start, rows, rowlen, nviews, nconst;
+  int rc;
+  memset(&j, 0, sizeof j);
+  if (!a || na < 27) return pt_error(PT_EINVAL, "ewreduce: argument block has %d slots, needs at least 27", na);
+  if (!kslot(a[0], 0, OP_N - 1, &v)) return pt_error(PT_EINVAL, "ewreduce: op %g is not in [0, %d]", a[0], OP_N - 1);
+  j.op = (int)v;
+  if (!kslot(a[1], KSLOT_ANY, &j.ddof)) return pt_error(PT_EINVAL, "ewreduce: ddof %g is not an integer", a[1]);
+  if (!kslot(a[2], 0, PT_MAX_RANK, &rank)) return pt_error(PT_EINVAL, "ewreduce: rank %g is not in [0, %d]", a[2], PT_MAX_RANK);
+  if ((rc = cpu_shape_parse(a + 3, (int)rank, shape, "ewreduce: shape"))) return rc;
+  if (!kslot(a[11], 0, KSLOT_MAX, &start) || !kslot(a[12], 0, KSLOT_MAX, &rows) || !kslot(a[13], 0, KSLOT_MAX, &rowlen))
+    return pt_error(PT_EINVAL, "ewreduce: start %g, rows %g, row length %g are not integers >= 0", a[11], a[12], a[13]);
+  int64_t total = cpu_numel((int)rank, shape), span;
+  if (__builtin_mul_overflow(rows, rowlen, &span) || start > total || span > total - start)
+    return pt_error(PT_EINVAL, "ewreduce: %lld rows of %lld from element %lld pass the %lld elements of the expression",
+                    (long long)rows, (long long)rowlen, (long long)start, (long long)total);
+  if (!kslot(a[14], 1, (na - 16) / PT_VIEW_SLOTS, &nviews)) return pt_error(PT_EINVAL, "ewreduce: view count %g is invalid", a[14]);
+  int64_t cslot = 15 + nviews * PT_VIEW_SLOTS;
+  if (!kslot(a[cslot], 0, na - cslot - 1, &nconst)) return pt_error(PT_EINVAL, "ewreduce: constant count %g is invalid", a[cslot]);
+  j.orank = 1;
+  j.oshape[0] = rows;
+  if ((rc = cpu_view_parse(bufs, nbuf, a + 15, 1, j.oshape, 0, NULL, NULL, "ewreduce: output", &j.out))) return rc;
+  cpu_ew_values *ev;
+  if ((rc = cpu_ew_values_open(p, bufs, nbuf, (int)rank, shape, a + 15 + PT_VIEW_SLOTS, (int)nviews, a + cslot + 1,
+                               (int)nconst, &ev)))
+    return rc;
+  j.irank = 1;
+  j.ishape[0] = rowlen;
+  j.istr[0] = 1;
+  j.in.dtype = dtype_of_ctype[cpu_ew_values_ctype(ev) & 3];
+  j.in.stride[0] = rowlen;
+  j.ev = ev;
+  j.ev_start = start;
+  rc = reduce_job(&j);
+  cpu_ew_values_close(ev);
   return rc;
 }
