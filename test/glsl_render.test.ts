@@ -118,7 +118,7 @@ test("glsl: sources follow params.h: the record, the error codes, the group size
   const codes = [...header.matchAll(/#define (PT_KERR_\w+) (\d+)/g)];
   assert.ok(codes.length >= 4, "params.h defines the error codes");
   assert.match(header, /#define PT_VK_GROUP 256/);
-  const sources = [glslElementwiseSource(mixed(), 2), ...KINDS.map(glslTemplateSource)];
+  const sources = [glslElementwiseSource(mixed(), 2), ewReduceSource(mixed(), 2), ...KINDS.map(glslTemplateSource)];
   for (const src of sources) {
     assert.ok(src.includes(record[0]), "record text");
     for (const [, name, value] of codes) assert.ok(src.includes(`#define ${name} ${value}u`), name);
@@ -262,6 +262,65 @@ test("glsl: linear-layout keys differ from the general key and between dtype lis
   assert.throws(() => glslRenderer.elementwiseLinear!(expr, 2, [0, 0, 8]), /bad linear layout/);
 });
 
+// ---- ewreduce: reduce's body over an expression's values, from the same bytecode ----
+
+function ewReduceSource(expr: Expr, ninputs: number): string {
+  return decode(glslRenderer.elementwiseReduce!(expr, ninputs).source).replace(/\0$/, "");
+}
+
+/** ewreduce programs: one per compute type of the value, and the integer ops that can fail. */
+function ewReduceCases(): [string, Expr, number][] {
+  const c0: Expr = { k: "const", index: 0, dtype: "float32" };
+  return [
+    ["f32", binary("add", binary("mul", load(0, "float32"), c0, "float32"), load(1, "float32"), "float32"), 2],
+    ["f64", unary("exp", load(0, "float64"), "float64"), 1],
+    ["i64_div", binary("div", load(0, "int64"), cast(load(1, "int32"), "int64"), "int64"), 2],
+    ["bool", binary("gt", load(0, "float16"), { k: "index", dtype: "float32" }, "bool"), 1],
+    ["mixed", mixed(), 2],
+  ];
+}
+
+test("glsl: ewreduce programs run reduce's body over the expression's values", () => {
+  assert.ok(glslRenderer.elementwiseReduce, "the glsl renderer fuses reductions");
+  const expr = ewReduceCases()[0][1];
+  const prog = glslRenderer.elementwiseReduce!(expr, 2);
+  assert.equal(prog.kind, "ewreduce");
+  assert.ok(prog.key.startsWith("glsl:R:"), prog.key);
+  assert.equal(prog.key.slice("glsl:R".length), glslRenderer.elementwise(expr, 2).key.slice("glsl".length), "keyed by the bytecode");
+  assert.equal(glslRenderer.elementwiseReduce!(expr, 2), prog, "rendered once per key");
+  assert.equal(prog.source[prog.source.length - 1], 0, "ends with a NUL byte");
+  const reduce = glslTemplateSource("reduce");
+  const body = (src: string) => src.slice(src.indexOf("/* The fixed tree"), src.lastIndexOf("/* reduce [") + 1);
+  for (const [name, e, n] of ewReduceCases()) {
+    const src = ewReduceSource(e, n);
+    assert.match(src, /^#version 460\n/, name);
+    assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, `${name} has one main`);
+    assert.ok(src.includes(body(reduce).slice(0, -1)), `${name}: reduce's passes, word for word`);
+    assert.match(src, /void pt_ew_value\(int64_t i, out \w+ value\)/, name);
+    assert.doesNotMatch(src, /pt_ew_st_\w+\(b0/, `${name} stores no element of the expression`);
+    assert.match(src, /const int64_t onum = PT_A\(12\), n = PT_A\(13\);/, `${name} reads rows and row length`);
+    assert.match(src, /vin\.off = PT_A\(11\);/, `${name} starts at element start`);
+    assert.match(src, /const pt_view vout = pt_view_at\(15\);/, `${name}: OUT is view 0`);
+  }
+  const f32 = ewReduceSource(expr, 2);
+  assert.match(f32, /b1 = PT_P\.buf\[int\(PT_P\.a\[26\]\)\];/, "input 0 is view 1, after OUT");
+  assert.match(f32, /b2 = PT_P\.buf\[int\(PT_P\.a\[37\]\)\];/);
+  assert.match(f32, /t1 = float\(PT_P\.a\[49\]\);/, "const 0 follows nconst at 15 + 11 * nviews");
+  assert.match(f32, /vin\.dt = PT_F32;/);
+  assert.match(f32, /return uint64_t\(floatBitsToUint\(v\)\);/, "an f32 value is reduced as its bits");
+  assert.match(ewReduceSource(ewReduceCases()[1][1], 1), /vin\.dt = PT_F64;/);
+  assert.match(ewReduceSource(ewReduceCases()[3][1], 1), /vin\.dt = PT_I32;/, "a comparison is reduced as i32 0/1");
+  const div = ewReduceSource(ewReduceCases()[2][1], 2);
+  assert.match(div, /pt_fail\(PT_KERR_INT_DIV, i, 0l, 0l\); return; \}/, "a division by zero reports its element");
+  assert.match(div, /vin\.dt = PT_I64;/);
+  assert.match(div, /b2 = PT_P\.buf\[int\(PT_P\.a\[37\]\)\];/);
+  let wide: Expr = load(0, "float32");
+  for (let i = 1; i < 19; i++) wide = binary("add", wide, load(i, "float32"), "float32");
+  const c4: Expr = { k: "const", index: 4, dtype: "float32" };
+  assert.ok(glslElementwiseSource(binary("add", wide, c4, "float32"), 19).includes("void main()"), "ew fits const 4 after 20 views");
+  assert.throws(() => ewReduceSource(binary("add", wide, c4, "float32"), 19), /argument slots/, "ewreduce's block has 5 slots more");
+});
+
 function has(tool: string): boolean {
   try {
     return spawnSync(tool, ["--version"], { encoding: "utf8" }).status === 0;
@@ -285,6 +344,7 @@ test("glsl: every program compiles to valid SPIR-V for Vulkan 1.2 (glslangValida
     }
   }
   for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+  for (const [name, expr, n] of ewReduceCases()) programs.push([`ewreduce_${name}`, ewReduceSource(expr, n)]);
   compileAll(programs, validate);
 });
 

@@ -13,7 +13,10 @@
  * the bytecode and one structure gives one source, whatever the sizes, strides, dtypes of
  * the views or constant values. Launches with the linear layout (launch.ts: every view
  * contiguous, one buffer each) take a second program per structure and view dtypes, with
- * no layout decoding and the dtypes fixed, which costs the GPU less per launch. Sources end with a NUL byte (the driver accepts it) and are
+ * no layout decoding and the dtypes fixed, which costs the GPU less per launch. Reductions
+ * of an expression's values ("ewreduce", glsl/reduce.ts renderEwReduce) run the reduce
+ * template's body over the expression computed from the same bytecode, so the expression is
+ * never written to memory. Sources end with a NUL byte (the driver accepts it) and are
  * rendered once per key. test/glsl_render.test.ts checks the text and, where
  * glslangValidator exists, that each program compiles to valid SPIR-V for Vulkan 1.2.
  */
@@ -22,7 +25,7 @@ import { encodeBytecode, type Expr } from "./ir.ts";
 import { PREAMBLE } from "./glsl/preamble.ts";
 import { MATH } from "./glsl/math.ts";
 import { renderElementwise } from "./glsl/elementwise.ts";
-import { REDUCE, SCAN } from "./glsl/reduce.ts";
+import { REDUCE, renderEwReduce, SCAN } from "./glsl/reduce.ts";
 import { SORT } from "./glsl/sort.ts";
 import { GATHER, INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./glsl/index.ts";
 import { MATMUL, PHILOX } from "./glsl/random.ts";
@@ -59,4 +62,4 @@ export function glslTemplateSource(name: string): string {
   return PREAMBLE + (USES_MATH.has(name) ? MATH : "") + body;
 }
 
-export const glslRenderer: Renderer = sourceRenderer("glsl", renderElementwise, glslTemplateSource, true);
+export const glslRenderer: Renderer = sourceRenderer("glsl", renderElementwise, glslTemplateSource, true, renderEwReduce);

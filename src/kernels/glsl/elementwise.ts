@@ -15,6 +15,10 @@
  * conversion for that dtype, written out (fromRaw, toRaw), with no coordinates, buffer
  * lookup or dtype switch, and four elements of each view move as one vector when every
  * view's first element is aligned for it. It reads the general program's block.
+ *
+ * renderElementwiseValue(words, layout) gives the same instruction lines as a function of
+ * the element index, for programs that consume the values instead of storing them
+ * (ewreduce: reduce.ts), with the views read from that program's block.
  */
 import { PREAMBLE } from "./preamble.ts";
 import { MATH } from "./math.ts";
@@ -151,15 +155,19 @@ int64_t pt_ipow(int64_t base, int64_t e) {
 }
 `;
 
-/** The general program's run-time test for its contiguous path. */
-const EW_LINEAR = String.raw`
+/**
+ * The run-time test for the contiguous path, for a block whose shape starts at slot
+ * `shapeSlot` (ew: 1, ewreduce: 3).
+ */
+const ewLinear = (shapeSlot: number) =>
+  String.raw`
 /* Whether the view whose strides start at slot k has its elements at offset + i for output
  * element i (row-major contiguous over the shape; size-1 dims may have any stride). */
 bool pt_ew_linear(int k, int rank) {
   int64_t dense = 1;
   bool ok = true;
   for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-    const int64_t e = d < rank ? PT_A(1 + d) : 1l;
+    const int64_t e = d < rank ? PT_A(${shapeSlot} + d) : 1l;
     if (e != 1l) {
       ok = ok && PT_A(k + d) == dense;
       dense *= e;
@@ -261,18 +269,49 @@ const MATH_OPS = new Set([15, 16, 17, 18, 19, 22, 23, 24, 25, 26, 28]);
 export const UNROLL = 4;
 
 /**
- * The main() of an elementwise program, from its bytecode. Instruction lines are written
- * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
- * index) and `@q<v>` (view v's element offset).
+ * Where a block keeps what an elementwise program reads: the rank's slot, the shape's first
+ * slot, and view 0's first slot (view v's at views + 11 v; the constants follow the last).
  */
-export function renderElementwise(words: Int32Array, linear?: readonly number[]): string {
+export interface EwLayout {
+  readonly rank: number;
+  readonly shape: number;
+  readonly views: number;
+}
+/** ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst] */
+const EW_BLOCK: EwLayout = { rank: 0, shape: 1, views: 10 };
+
+/** A bytecode's instructions as GLSL lines (parseBytecode), before a program places them. */
+interface Parsed {
+  readonly ninputs: number;
+  readonly nviews: number;
+  /** CONST registers, read from the block once per invocation. */
+  readonly hoisted: readonly { T: string; name: string; expr: string }[];
+  readonly loads: readonly { T: string; name: string; expr: string; ct: number; view: number }[];
+  /** The instructions between the loads and STORE. */
+  readonly body: readonly string[];
+  /** STORE's compute type and register. */
+  readonly store: { ct: number; value: string };
+  /** Whether an op calls math.ts (most programs need none of its text). */
+  readonly math: boolean;
+  /** Whether an op calls INT_OPS. */
+  readonly ints: boolean;
+}
+
+/**
+ * The instruction list of a bytecode whose block keeps view 0 at slot `views` (so its
+ * constants after view nviews - 1), checked. Lines are written with placeholders that each
+ * program replaces where it places them: `@u` (the unit's suffix), `@i` (the element's
+ * row-major index) and `@q<v>` (view v's element offset). A failing integer op reports
+ * through pt_fail and leaves the function with `return;`.
+ */
+function parseBytecode(words: Int32Array, views: number): Parsed {
   if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
   const ninputs = words[1], ninstr = words[3];
   if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
   const nviews = ninputs + 1;
-  const constBase = 10 + nviews * 11 + 1; // slot of const[0]
+  const constBase = views + nviews * 11 + 1; // slot of const[0]
   if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than PtParams' ${MAX_ARGS} argument slots`);
-  const hoisted: string[] = [];
+  const hoisted: { T: string; name: string; expr: string }[] = [];
   const loads: { T: string; name: string; expr: string; ct: number; view: number }[] = [];
   const body: string[] = [];
   const regs = new Map<number, Reg>();
@@ -283,9 +322,9 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
     return reg.name;
   };
   let stored = false;
-  let math = false; // whether an op calls math.ts (most programs need none of its text)
-  let ints = false; // whether an op calls INT_OPS (the linear program skips their text otherwise)
-  let store = { ct: F32, value: "" }; // STORE's compute type and register (the last body line stores it)
+  let math = false;
+  let ints = false;
+  let store = { ct: F32, value: "" };
   for (let i = 0; i < ninstr; i++) {
     const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
     if (stored) fail("STORE must be the last instruction");
@@ -301,7 +340,7 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
       if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past PtParams' ${MAX_ARGS} argument slots`);
       const slot = `PT_P.a[${constBase + a}]`;
       const conv = ct === F32 ? `float(${slot})` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
-      hoisted.push(`  const ${T} t${i} = ${conv};`);
+      hoisted.push({ T, name: `t${i}`, expr: conv });
       regs.set(dst, { name: `t${i}`, type });
       continue;
     } else if (op === 2) {
@@ -348,7 +387,6 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
     } else if (op === 90) {
       if (i !== ninstr - 1) fail("STORE must be the last instruction");
       store = { ct, value: read(i, a, ct) };
-      body.push(`pt_ew_st_${SUFFIX[ct]}(b0, dt0, @q0, ${store.value});`);
       stored = true;
       continue;
     } else {
@@ -358,11 +396,63 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
     regs.set(dst, { name, type });
   }
   if (!stored) fail("the last instruction must be STORE");
+  return { ninputs, nviews, hoisted, loads, body, store, math, ints };
+}
 
+/** Lines placed for one unit: `@u` -> u, `@i` -> i, `@q<v>` -> q(v). */
+const place = (lines: readonly string[], indent: string, u: string, i: string, q: (v: string) => string) =>
+  lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
+
+/** View v's buffer address b<v>, dtype dt<v> and offset o<v>, as constants (decl) or assigned to globals. */
+const viewSetup = (v: number, at: EwLayout, decl: boolean) =>
+  `  ${decl ? "const uint64_t " : ""}b${v} = PT_P.buf[int(PT_P.a[${at.views + 11 * v}])];
+  ${decl ? "const int " : ""}dt${v} = int(PT_P.a[${at.views + 1 + 11 * v}]);
+  ${decl ? "const int64_t " : ""}o${v} = PT_A(${at.views + 2 + 11 * v});`;
+
+/** Whether every one of the views is row-major contiguous over the shape (rank: a local). */
+const allLinear = (views: readonly number[], at: EwLayout) =>
+  views.map((v) => `pt_ew_linear(${at.views + 3 + 11 * v}, rank)`).join(" && ") || "true";
+
+/** Invocation 0 copies the shape and the views' strides to sh_shape and sh_st (rank: a local); then a barrier. */
+const shareLayout = (views: readonly number[], at: EwLayout) =>
+  `  if (gl_LocalInvocationID.x == 0u) {
+    for (int d = 0; d < PT_MAX_RANK; d++) {
+      sh_shape[d] = d < rank ? PT_A(${at.shape} + d) : 1l;
+${views.map((v) => `      sh_st[${v * 8} + d] = PT_A(${at.views + 3 + 11 * v} + d);`).join("\n")}
+    }
+  }
+  barrier();`;
+
+/** Adds the coordinates of element i (over sh_shape) times each view's strides to q<v>. */
+const coordinates = (views: readonly number[], small: string, rank: string) => {
+  const each = (f: (v: number) => string) => views.map(f).join("\n");
+  return `    if (${small}) {
+      uint r = uint(i);
+      for (int d = ${rank} - 1; d >= 0; d--) {
+        const uint e = uint(sh_shape[d]), c = r % e;
+        r /= e;
+${each((v) => `        q${v} += int64_t(c) * sh_st[${v * 8} + d];`)}
+      }
+    } else {
+      int64_t r = i;
+      for (int d = ${rank} - 1; d >= 0; d--) {
+        const int64_t qd = r / sh_shape[d], c = r - qd * sh_shape[d];
+        r = qd;
+${each((v) => `        q${v} += c * sh_st[${v * 8} + d];`)}
+      }
+    }`;
+};
+
+/**
+ * The main() of an elementwise program, from its bytecode (parseBytecode's lines placed
+ * per path).
+ */
+export function renderElementwise(words: Int32Array, linear?: readonly number[]): string {
+  const { nviews, hoisted, loads, body: ops, store, math, ints } = parseBytecode(words, EW_BLOCK.views);
+  const body = [...ops, `pt_ew_st_${SUFFIX[store.ct]}(b0, dt0, @q0, ${store.value});`];
+  const constants = hoisted.map((h) => `  const ${h.T} ${h.name} = ${h.expr};`);
   const views = Array.from({ length: nviews }, (_, v) => v);
   const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
-  const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string) =>
-    lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
   // The contiguous path: UNROLL elements a step, every unit's loads before any unit's stores.
   const units = Array.from({ length: UNROLL }, (_, u) => u);
   const linearLoads = units.map((u) =>
@@ -377,27 +467,21 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
   const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
   if (linear) {
     const head = `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${ints ? INT_OPS : ""}`;
-    return head + renderLinear(linear, nviews, hoisted, loads, body.slice(0, -1), store);
+    return head + renderLinear(linear, nviews, constants, loads, ops, store);
   }
-  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${EW_IO}${INT_OPS}${EW_LINEAR}
+  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${EW_IO}${INT_OPS}${ewLinear(EW_BLOCK.shape)}
 /* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
  * ELEMENT launch over the output's elements. */
 shared int64_t sh_shape[PT_MAX_RANK];
 shared int64_t sh_st[${nviews * 8}];
 void main() {
-  const int rank = int(PT_P.a[0]);
+  const int rank = int(PT_P.a[${EW_BLOCK.rank}]);
   int64_t n = 1;
-  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(1 + d) : 1l;
-${
-    each((v) =>
-      `  const uint64_t b${v} = PT_P.buf[int(PT_P.a[${10 + 11 * v}])];
-  const int dt${v} = int(PT_P.a[${11 + 11 * v}]);
-  const int64_t o${v} = PT_A(${12 + 11 * v});`
-    )
-  }
+  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(${EW_BLOCK.shape} + d) : 1l;
+${each((v) => viewSetup(v, EW_BLOCK, true))}
   /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
-  const bool linear = ${each((v) => `pt_ew_linear(${13 + 11 * v}, rank)`, " && ")};
-${hoisted.join("\n")}
+  const bool linear = ${allLinear(views, EW_BLOCK)};
+${constants.join("\n")}
   if (linear) {
     for (int64_t i = PT_FIRST; i < n; i += ${UNROLL}l * PT_STEP) {
 ${linearLoads.join("\n")}
@@ -407,34 +491,68 @@ ${linearBody.join("\n")}
   }
   /* Strided views: shape and strides are kept in shared memory; under 2^31 elements the
    * coordinates are found in 32 bits. */
-  if (gl_LocalInvocationID.x == 0u) {
-    for (int d = 0; d < PT_MAX_RANK; d++) {
-      sh_shape[d] = d < rank ? PT_A(1 + d) : 1l;
-${each((v) => `      sh_st[${v * 8} + d] = PT_A(${13 + 11 * v} + d);`)}
-    }
-  }
-  barrier();
+${shareLayout(views, EW_BLOCK)}
   const bool small = n <= 2147483647l;
   for (int64_t i = PT_FIRST; i < n; i += PT_STEP) {
     int64_t ${each((v) => `q${v} = o${v}`, ", ")};
-    if (small) {
-      uint r = uint(i);
-      for (int d = rank - 1; d >= 0; d--) {
-        const uint e = uint(sh_shape[d]), c = r % e;
-        r /= e;
-${each((v) => `        q${v} += int64_t(c) * sh_st[${v * 8} + d];`)}
-      }
-    } else {
-      int64_t r = i;
-      for (int d = rank - 1; d >= 0; d--) {
-        const int64_t qd = r / sh_shape[d], c = r - qd * sh_shape[d];
-        r = qd;
-${each((v) => `        q${v} += c * sh_st[${v * 8} + d];`)}
-      }
-    }
+${coordinates(views, "small", "rank")}
 ${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
 ${place(body, "    ", "", "i", (v) => `q${v}`)}
   }
 }
 `;
+}
+
+/**
+ * An elementwise bytecode as a function of the row-major element index, for programs that
+ * consume the values instead of storing them (ewreduce, reduce.ts), whose block keeps the
+ * rank, shape and views where `at` says (view 0, the program's output, is not read here).
+ * `text` goes after the preamble and defines
+ *   void pt_ew_init(): reads the block into globals and shared memory; every invocation
+ *     calls it once, first, in uniform control flow (it has a barrier);
+ *   void pt_ew_value(int64_t i, out T value): the value the ew program computes for its
+ *     element i, in STORE's compute type `ct` (T), before any store converts it; the same
+ *     instruction lines as the ew program's, so the same value. A failing integer op
+ *     reports element i through pt_fail, as ew does, and gives 0.
+ */
+export function renderElementwiseValue(words: Int32Array, at: EwLayout): { text: string; ct: number } {
+  const { ninputs, nviews, hoisted, loads, body, store, math, ints } = parseBytecode(words, at.views);
+  const inputs = Array.from({ length: ninputs }, (_, k) => k + 1);
+  const T = CTYPE[store.ct];
+  const offsets = ninputs === 0 ? "" : `  int64_t ${inputs.map((v) => `q${v} = o${v}`).join(", ")};
+  if (pt_ew_lin) {
+${inputs.map((v) => `    q${v} += i;`).join("\n")}
+  } else {
+${coordinates(inputs, "pt_ew_small", "pt_ew_rank")}
+  }
+`;
+  const text = `${math ? MATH + FMOD_PY : ""}${EW_IO}${ints ? INT_OPS : ""}${ewLinear(at.shape)}
+/* The expression's layout, inputs and constants, which pt_ew_init reads from the block. */
+shared int64_t sh_shape[PT_MAX_RANK];
+shared int64_t sh_st[${nviews * 8}];
+int pt_ew_rank;
+bool pt_ew_lin, pt_ew_small;
+${inputs.map((v) => `uint64_t b${v};\nint dt${v};\nint64_t o${v};`).join("\n")}
+${hoisted.map((h) => `${h.T} ${h.name};`).join("\n")}
+void pt_ew_init() {
+  const int rank = int(PT_P.a[${at.rank}]);
+  int64_t n = 1;
+  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(${at.shape} + d) : 1l;
+  pt_ew_rank = rank;
+  pt_ew_small = n <= 2147483647l;
+${inputs.map((v) => viewSetup(v, at, false)).join("\n")}
+  /* Inputs that are all row-major contiguous need no coordinates: element i is at o + i. */
+  pt_ew_lin = ${allLinear(inputs, at)};
+${hoisted.map((h) => `  ${h.name} = ${h.expr};`).join("\n")}
+${shareLayout(inputs, at)}
+}
+/* The value of element i (row-major over the shape), in STORE's compute type. */
+void pt_ew_value(int64_t i, out ${T} value) {
+  value = ${T}(0);
+${offsets}${place(loads.map((l) => `${l.T} ${l.name} = ${l.expr};`), "  ", "", "i", (v) => `q${v}`)}
+${place(body, "  ", "", "i", (v) => `q${v}`)}
+  value = ${store.value.replaceAll("@u", "")};
+}
+`;
+  return { text, ct: store.ct };
 }

@@ -3,6 +3,8 @@
  * gl_WorkGroupID.x, + gl_NumWorkGroups.x, ...). Blocks and rules are blocks.h's; the CPU
  * versions are reduce.c / reduce_ops.h and scan.c; the structure is cuda/reduce.ts's.
  */
+import { PREAMBLE } from "./preamble.ts";
+import { type EwLayout, renderElementwiseValue } from "./elementwise.ts";
 
 /**
  * reduce: invocations stride over the row's inner extent (row-major over the inner dims)
@@ -11,8 +13,14 @@
  * with wrap; var/std make two passes (the mean, then squared deviations). argmax/argmin
  * carry the position, and the fold breaks ties by the lower position (first occurrence);
  * the first NaN wins for both.
+ *
+ * The text comes in parts so that ewreduce (renderEwReduce below) runs the same body over
+ * another element source. The source is what the body reads its input through:
+ * pt_src_bits (one element's bits), pt_src_bits8 (eight elements a step) and the fast
+ * path's vector loop PT_FAST_VECTORS; reduce's reads a view in memory (VIEW_SOURCE),
+ * ewreduce's computes the values (ewSource).
  */
-export const REDUCE = String.raw`
+const REDUCE_ACC = String.raw`
 #define R_SUM 0
 #define R_PROD 1
 #define R_MAX 2
@@ -156,8 +164,13 @@ void pt_add_raw(inout pt_acc s, int kind, bool fl, int dt, uint64_t raw, int64_t
   else pt_acc_add_i(s, kind, pt_bits_i64(dt, raw), pos);
 }
 
+`;
+
+/** reduce's element source: the input view, in memory (bits at byte addresses). */
+const VIEW_SOURCE = String.raw`
+/* ---- the element source: a view in memory ---- */
 /* The bits of element i of an sz-byte dtype at address b. */
-uint64_t pt_raw_bits(uint64_t b, int sz, int64_t i) {
+uint64_t pt_src_bits(uint64_t b, int sz, int64_t i) {
   switch (sz) {
   case 8: return PtU64(b + uint64_t(i) * 8ul).v;
   case 4: return uint64_t(PtU32(b + uint64_t(i) * 4ul).v);
@@ -169,7 +182,7 @@ uint64_t pt_raw_bits(uint64_t b, int sz, int64_t i) {
 /* Elements i0, i0 + step, ... (8 of them): the loads sit together in one branch, so all
  * eight are in flight before the first is used (loads behind a per-element dtype switch
  * each waited for the last). */
-void pt_raw_bits8(uint64_t b, int sz, int64_t i0, int64_t step, out uint64_t x[8]) {
+void pt_src_bits8(uint64_t b, int sz, int64_t i0, int64_t step, out uint64_t x[8]) {
   switch (sz) {
   case 8: [[unroll]] for (int u = 0; u < 8; u++) x[u] = PtU64(b + uint64_t(i0 + int64_t(u) * step) * 8ul).v; break;
   case 4: [[unroll]] for (int u = 0; u < 8; u++) x[u] = uint64_t(PtU32(b + uint64_t(i0 + int64_t(u) * step) * 4ul).v); break;
@@ -178,6 +191,44 @@ void pt_raw_bits8(uint64_t b, int sz, int64_t i0, int64_t step, out uint64_t x[8
   }
 }
 
+/* The vector loop over vectors tid, tid + 256, ... < nv from address vb, through BODY: eight
+ * vectors an invocation at a time, the next eight loaded before the current ones are folded
+ * (16 loads of 16 bytes in flight), then the last ones singly. */
+#define PT_FAST_LOOP(BODY) { \
+  int64_t k = int64_t(tid); \
+  if (k + 7l * PT_BLOCK < nv) { \
+    [[unroll]] for (int u = 0; u < 8; u++) x[u] = PtV16(vb + uint64_t(k) * 16ul).v[u * PT_BLOCK]; \
+    for (; k + 15l * PT_BLOCK < nv; k += 8l * PT_BLOCK) { \
+      [[unroll]] for (int u = 0; u < 8; u++) y[u] = PtV16(vb + uint64_t(k) * 16ul).v[(u + 8) * PT_BLOCK]; \
+      [[unroll]] for (int u = 0; u < 8; u++) BODY; \
+      x = y; \
+    } \
+    [[unroll]] for (int u = 0; u < 8; u++) BODY; \
+    k += 8l * PT_BLOCK; \
+  } \
+  for (; k < nv; k += PT_BLOCK) { x[0] = PtV16(vb + uint64_t(k) * 16ul).v[0]; const int u = 0; BODY; } \
+}
+/* The same for the switch body: without the prefetch, and the body written once (not
+ * unrolled), since a CPU driver such as lavapipe runs every branch of a row under a mask,
+ * so every copy of the switch costs it on every row. */
+#define PT_FAST_LOOP_1(BODY) { \
+  int64_t k = int64_t(tid); \
+  for (; k + 7l * PT_BLOCK < nv; k += 8l * PT_BLOCK) { \
+    [[unroll]] for (int u = 0; u < 8; u++) x[u] = PtV16(vb + uint64_t(k) * 16ul).v[u * PT_BLOCK]; \
+    for (int u = 0; u < 8; u++) BODY; \
+  } \
+  for (; k < nv; k += PT_BLOCK) { x[0] = PtV16(vb + uint64_t(k) * 16ul).v[0]; const int u = 0; BODY; } \
+}
+/* The vectors of pt_fast_part: f32 sums and byte counts (any, all, count of a mask) get
+ * loops of their own, with nothing but their arithmetic between the loads. */
+#define PT_FAST_VECTORS \
+  if (body == FB_SUM_F32) PT_FAST_LOOP(pt_fv_sum_f32(s, x[u])) \
+  else if (body == FB_COUNT_8) PT_FAST_LOOP(pt_fv_count_8(s, x[u])) \
+  else PT_FAST_LOOP_1(pt_fv(s, x[u], body, dt))
+`;
+
+/** The passes over a row (strided and vectorised), through the element source. */
+const REDUCE_PARTS = String.raw`
 /* The fixed tree over the group's accumulators; every invocation gets the result. */
 pt_acc pt_fold(pt_acc s, int kind, bool fl) {
   const int tid = int(gl_LocalInvocationID.x);
@@ -205,13 +256,13 @@ pt_acc pt_reduce_part(pt_view vin, int kind, bool fl, int64_t io, int64_t n, int
     const int64_t st = istr[PT_MAX_RANK - 1];
     for (; k + 7l * PT_BLOCK < n; k += 8l * PT_BLOCK) {
       uint64_t x[8];
-      pt_raw_bits8(vin.b, sz, io + k * st, int64_t(PT_BLOCK) * st, x);
+      pt_src_bits8(vin.b, sz, io + k * st, int64_t(PT_BLOCK) * st, x);
       for (int u = 0; u < 8; u++) pt_add_raw(s, kind, fl, vin.dt, x[u], k + int64_t(u * PT_BLOCK), mean);
     }
   }
   for (; k < n; k += PT_BLOCK) {
     const int64_t off = io + (isflat ? k * istr[PT_MAX_RANK - 1] : pt_offset_of(k, PT_MAX_RANK, ishape, istr));
-    pt_add_raw(s, kind, fl, vin.dt, pt_raw_bits(vin.b, sz, off), k, mean);
+    pt_add_raw(s, kind, fl, vin.dt, pt_src_bits(vin.b, sz, off), k, mean);
   }
   return s;
 }
@@ -348,7 +399,7 @@ uint pt_fast_fill(int body) {
 uvec4 pt_fast_partial(uint64_t row, int sz, int64_t i0, int64_t m, uint fill) {
   uvec4 v = uvec4(fill);
   for (int e = 0; e < int(m); e++) {
-    const uint64_t b = pt_raw_bits(row, sz, i0 + int64_t(e));
+    const uint64_t b = pt_src_bits(row, sz, i0 + int64_t(e));
     if (sz == 8) {
       v[2 * e] = uint(b);
       v[2 * e + 1] = uint(b >> 32);
@@ -357,35 +408,6 @@ uvec4 pt_fast_partial(uint64_t row, int sz, int64_t i0, int64_t m, uint fill) {
     else v[e >> 2] |= uint(b) << (8 * (e & 3));
   }
   return v;
-}
-
-/* The vector loop over vectors tid, tid + 256, ... < nv from address vb, through BODY: eight
- * vectors an invocation at a time, the next eight loaded before the current ones are folded
- * (16 loads of 16 bytes in flight), then the last ones singly. */
-#define PT_FAST_LOOP(BODY) { \
-  int64_t k = int64_t(tid); \
-  if (k + 7l * PT_BLOCK < nv) { \
-    [[unroll]] for (int u = 0; u < 8; u++) x[u] = PtV16(vb + uint64_t(k) * 16ul).v[u * PT_BLOCK]; \
-    for (; k + 15l * PT_BLOCK < nv; k += 8l * PT_BLOCK) { \
-      [[unroll]] for (int u = 0; u < 8; u++) y[u] = PtV16(vb + uint64_t(k) * 16ul).v[(u + 8) * PT_BLOCK]; \
-      [[unroll]] for (int u = 0; u < 8; u++) BODY; \
-      x = y; \
-    } \
-    [[unroll]] for (int u = 0; u < 8; u++) BODY; \
-    k += 8l * PT_BLOCK; \
-  } \
-  for (; k < nv; k += PT_BLOCK) { x[0] = PtV16(vb + uint64_t(k) * 16ul).v[0]; const int u = 0; BODY; } \
-}
-/* The same for the switch body: without the prefetch, and the body written once (not
- * unrolled), since a CPU driver such as lavapipe runs every branch of a row under a mask,
- * so every copy of the switch costs it on every row. */
-#define PT_FAST_LOOP_1(BODY) { \
-  int64_t k = int64_t(tid); \
-  for (; k + 7l * PT_BLOCK < nv; k += 8l * PT_BLOCK) { \
-    [[unroll]] for (int u = 0; u < 8; u++) x[u] = PtV16(vb + uint64_t(k) * 16ul).v[u * PT_BLOCK]; \
-    for (int u = 0; u < 8; u++) BODY; \
-  } \
-  for (; k < nv; k += PT_BLOCK) { x[0] = PtV16(vb + uint64_t(k) * 16ul).v[0]; const int u = 0; BODY; } \
 }
 
 /* This invocation's part of a fast row (body from pt_fast_body); row, the address of the
@@ -404,42 +426,18 @@ pt_acc pt_fast_part(uint64_t row, int dt, int kind, int body, int64_t n) {
     x[0] = pt_fast_partial(row, sz, tid == 0 ? 0l : rest, tid == 0 ? head : n - rest, pt_fast_fill(body));
     pt_fv(s, x[0], body, dt);
   }
-  /* f32 sums and byte counts (any, all, count of a mask) get loops of their own, with
-   * nothing but their arithmetic between the loads. */
-  if (body == FB_SUM_F32) PT_FAST_LOOP(pt_fv_sum_f32(s, x[u]))
-  else if (body == FB_COUNT_8) PT_FAST_LOOP(pt_fv_count_8(s, x[u]))
-  else PT_FAST_LOOP_1(pt_fv(s, x[u], body, dt))
+  PT_FAST_VECTORS
   return s;
 }
 
-/* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
- *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs. */
-void main() {
-  const int op = int(PT_P.a[0]);
-  const double ddof = PT_P.a[1];
-  const int orank = int(PT_P.a[2]);
-  /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
-   * offset map unchanged, so offsets are taken over all 8 dims. */
-  const int irank = int(PT_P.a[11]);
-  int64_t oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
-  const int64_t onum = pt_shape_at(3, orank, oshape);
-  const int64_t n = pt_shape_at(12, irank, ishape);
-  for (int d = 0; d < PT_MAX_RANK; d++) istr[d] = d < irank ? PT_A(31 + d) : 0l;
-  /* Coalesce: move size-1 dims outward and merge dims that are contiguous with the next;
-   * neither changes the row-major position -> offset map, so argmax's answer is kept. */
-  for (int d = 1; d < PT_MAX_RANK; d++) {
-    if (ishape[d] == 1l) {
-      ishape[d] = ishape[d - 1];
-      istr[d] = istr[d - 1];
-      ishape[d - 1] = 1l;
-    } else if (ishape[d - 1] == 1l || istr[d - 1] == istr[d] * ishape[d]) {
-      ishape[d] *= ishape[d - 1];
-      ishape[d - 1] = 1l;
-    }
-  }
-  bool isflat = true;
-  for (int d = 0; d < PT_MAX_RANK - 1; d++) isflat = isflat && ishape[d] == 1l;
-  const pt_view vin = pt_view_at(20), vout = pt_view_at(39);
+`;
+
+/**
+ * The rows of a reduce-like main(): each row at element io of the source's view vin
+ * (io = vin.off + its outer offset) reduced into vout, given op, ddof, orank/oshape/onum
+ * (the rows), n/ishape/istr/isflat (the inner dims, coalesced).
+ */
+const REDUCE_ROWS = String.raw`
   const bool fl = pt_is_float(vin.dt) || op == R_VAR || op == R_STD;
   const bool first = gl_LocalInvocationID.x == 0u;
   /* Sum, count, max and min over unit-stride rows whose elements are aligned (always, for
@@ -493,8 +491,126 @@ void main() {
       }
     }
   }
-}
 `;
+
+export const REDUCE = REDUCE_ACC + VIEW_SOURCE + REDUCE_PARTS + String.raw`
+/* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
+ *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs. */
+void main() {
+  const int op = int(PT_P.a[0]);
+  const double ddof = PT_P.a[1];
+  const int orank = int(PT_P.a[2]);
+  /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
+   * offset map unchanged, so offsets are taken over all 8 dims. */
+  const int irank = int(PT_P.a[11]);
+  int64_t oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
+  const int64_t onum = pt_shape_at(3, orank, oshape);
+  const int64_t n = pt_shape_at(12, irank, ishape);
+  for (int d = 0; d < PT_MAX_RANK; d++) istr[d] = d < irank ? PT_A(31 + d) : 0l;
+  /* Coalesce: move size-1 dims outward and merge dims that are contiguous with the next;
+   * neither changes the row-major position -> offset map, so argmax's answer is kept. */
+  for (int d = 1; d < PT_MAX_RANK; d++) {
+    if (ishape[d] == 1l) {
+      ishape[d] = ishape[d - 1];
+      istr[d] = istr[d - 1];
+      ishape[d - 1] = 1l;
+    } else if (ishape[d - 1] == 1l || istr[d - 1] == istr[d] * ishape[d]) {
+      ishape[d] *= ishape[d - 1];
+      ishape[d - 1] = 1l;
+    }
+  }
+  bool isflat = true;
+  for (int d = 0; d < PT_MAX_RANK - 1; d++) isflat = isflat && ishape[d] == 1l;
+  const pt_view vin = pt_view_at(20), vout = pt_view_at(39);
+` + REDUCE_ROWS + "}\n";
+
+/** ewreduce's block: [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x (nviews - 1), nconst, const x nconst]. */
+const EWREDUCE_BLOCK: EwLayout = { rank: 2, shape: 3, views: 15 };
+
+/** Per compute type of E (F32, F64, I32, I64): its dtype code, element size, and its bits from a value v. */
+const E_TYPES = [
+  { dt: "PT_F32", size: 4, bits: "uint64_t(floatBitsToUint(v))" },
+  { dt: "PT_F64", size: 8, bits: "doubleBitsToUint64(v)" },
+  { dt: "PT_I32", size: 4, bits: "uint64_t(uint(v))" },
+  { dt: "PT_I64", size: 8, bits: "uint64_t(v)" },
+];
+
+/**
+ * ewreduce's element source: E, the expression's values as the ew program would store them
+ * in a buffer of their own, here a buffer at byte address 0 (aligned as the allocator
+ * aligns E's) whose element f is pt_ew_value(f). The body's addresses are E's, so its
+ * fast-path choices (head, vectors, tail) are those of the materialized E; every value goes
+ * through the same folds in the same order, so the result is reduce's bit for bit.
+ */
+function ewSource(ct: number): string {
+  const { size, bits } = E_TYPES[ct];
+  const T = ["float", "double", "int", "int64_t"][ct];
+  const lanes = size === 8
+    ? `    const uint64_t b = pt_ew_bits(f + int64_t(e));
+    v[2 * e] = uint(b);
+    v[2 * e + 1] = uint(b >> 32);`
+    : `    v[e] = uint(pt_ew_bits(f + int64_t(e)));`;
+  return String.raw`
+/* ---- the element source: E, computed; element f at byte address f * ${size} ---- */
+uint64_t pt_ew_bits(int64_t f) {
+  ${T} v;
+  pt_ew_value(f, v);
+  return ${bits};
+}
+uint64_t pt_src_bits(uint64_t b, int sz, int64_t i) { return pt_ew_bits(int64_t(b / ${size}ul) + i); }
+void pt_src_bits8(uint64_t b, int sz, int64_t i0, int64_t step, out uint64_t x[8]) {
+  const int64_t f0 = int64_t(b / ${size}ul) + i0;
+  for (int u = 0; u < 8; u++) x[u] = pt_ew_bits(f0 + int64_t(u) * step);
+}
+/* The 16 bytes of E at the 16-byte aligned address a, as memory would hold them. */
+uvec4 pt_src_v16(uint64_t a) {
+  uvec4 v;
+  const int64_t f = int64_t(a / ${size}ul);
+  for (int e = 0; e < ${16 / size}; e++) {
+${lanes}
+  }
+  return v;
+}
+/* Vectors tid, tid + 256, ... < nv, folded in that order as the view's loops fold them
+ * (there is no load to hide here), and once for every body: pt_fv's cases are the bodies
+ * the view's own loops call. */
+#define PT_FAST_VECTORS \
+  for (int64_t k = int64_t(tid); k < nv; k += PT_BLOCK) { x[0] = pt_src_v16(vb + uint64_t(k) * 16ul); pt_fv(s, x[0], body, dt); }
+`;
+}
+
+/**
+ * The "ewreduce" program of an elementwise bytecode (blocks.h): reduce's body over the
+ * element source ewSource, with a main() that reads the ewreduce block. Row r is E's
+ * elements [start + r * rowlen, + rowlen): one inner dim of stride 1, rows at stride
+ * rowlen from element start, as reduce sees the materialized E.
+ */
+export function renderEwReduce(words: Int32Array): string {
+  const { text, ct } = renderElementwiseValue(words, EWREDUCE_BLOCK);
+  return PREAMBLE + text + REDUCE_ACC + ewSource(ct) + REDUCE_PARTS + String.raw`
+/* ewreduce [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x
+ *           (nviews - 1), nconst, const x nconst]; ROW launch over the rows. */
+void main() {
+  pt_ew_init();
+  const int op = int(PT_P.a[0]);
+  const double ddof = PT_P.a[1];
+  const int orank = 1;
+  const int64_t onum = PT_A(12), n = PT_A(13);
+  int64_t oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    oshape[d] = d == 0 ? onum : 1l;
+    ishape[d] = d == PT_MAX_RANK - 1 ? n : 1l;
+    istr[d] = d == PT_MAX_RANK - 1 ? 1l : 0l;
+  }
+  const bool isflat = true;
+  pt_view vin; /* E: rows of n from element start, rowlen apart */
+  vin.b = 0ul;
+  vin.dt = ${E_TYPES[ct].dt};
+  vin.off = PT_A(11);
+  for (int d = 0; d < PT_MAX_RANK; d++) vin.st[d] = d == 0 ? n : 0l;
+  const pt_view vout = pt_view_at(15);
+` + REDUCE_ROWS + "}\n";
+}
 
 /**
  * scan: the row moves through shared memory 256 positions at a time (all invocations load
