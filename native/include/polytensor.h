@@ -34,6 +34,7 @@ enum pt_status {
   PT_EDRIVER = -5,      /* the driver library reported an error */
   PT_EKERNEL = -6,      /* a kernel failed (e.g. index out of range) */
   PT_EUNSUPPORTED = -7, /* the device lacks a capability the op needs */
+  PT_ELOST = -8,        /* the device's context was lost to a fault (sticky); pt_device_lost() says 1 */
 };
 
 enum pt_dtype { /* element types; storage of bool is one byte, 0 or 1 */
@@ -139,6 +140,10 @@ PT_API int32_t pt_graph_free(int32_t graph);
 
 /* Capabilities looked up by name (1 yes, 0 no), e.g. "host_wrap", "f64", "blas". */
 PT_API int32_t pt_device_has(int32_t device, const uint8_t *name, int32_t name_len);
+/* 1 when the device's context was lost to a fault (every call on it then fails with
+ * PT_ELOST): close it and open it again to rebuild it, where the driver allows that; 0 when
+ * healthy, or for a backend that cannot lose its context. */
+PT_API int32_t pt_device_lost(int32_t device);
 /* Number of live handles of all kinds (for tests of ownership). */
 PT_API int32_t pt_live_handles(void);
 

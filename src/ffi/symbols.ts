@@ -25,6 +25,7 @@ export const symbols = {
   pt_device_queue: fn(["i32"], "i32"),
   pt_device_sync: fn(["i32"], "i32"),
   pt_device_has: fn(["i32", "buf", "i32"], "i32"),
+  pt_device_lost: fn(["i32"], "i32"),
   pt_buffer_alloc: fn(["i32", "f64"], "i32"),
   pt_buffer_wrap: fn(["i32", "buf", "f64"], "i32"),
   pt_buffer_retain: fn(["i32"], "i32"),

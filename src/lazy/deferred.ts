@@ -100,7 +100,10 @@ export class Deferred {
   #run(): number {
     if (this.#buf !== 0) return this.#buf;
     if (!this.#alive()) {
-      throw new TensorError(this.ops, `this deferred result belongs to ${this.device.id} from before it was closed; its inputs are gone`);
+      throw new TensorError(
+        this.ops,
+        `this deferred result belongs to ${this.device.id} from before ${this.device.endedBy(this.epoch)}; its inputs are gone`,
+      );
     }
     const leaves = this.#leaves;
     if (leaves === null) throw new TensorError(this.ops, "this deferred result was released and cannot be used");

@@ -5,7 +5,7 @@
  * before then fail with a TensorError that says so.
  */
 import { check, native, readString, runtime, utf8 } from "./native.ts";
-import { TensorError } from "./errors.ts";
+import { onContextLost, TensorError } from "./errors.ts";
 
 /** Preference when no device is named: vendor compute APIs first, the CPU last. */
 const PREFERENCE = ["cuda", "hip", "metal", "vulkan", "cpu"];
@@ -105,6 +105,8 @@ export class Device {
   #handle = 0;
   #queue = 0;
   #programs = new Map<string, number>();
+  /** Why each ended epoch ended, where it was not a close() by the program. */
+  #ended = new Map<number, string>();
   #backendIndex: number;
   #batched = false;
   #flushPending = false;
@@ -122,6 +124,7 @@ export class Device {
 
   /** The native device handle; opens (activates) the device on first use. */
   get handle(): number {
+    if (lostSeen) rebuildLost();
     if (this.#handle === 0) {
       this.#handle = check(native.pt_device_open(this.#backendIndex, this.index), `open ${this.id}`);
       this.#queue = check(native.pt_device_queue(this.#handle), `open ${this.id}`);
@@ -132,6 +135,7 @@ export class Device {
   }
 
   get queue(): number {
+    if (lostSeen) rebuildLost();
     if (this.#queue === 0) void this.handle;
     return this.#queue;
   }
@@ -186,6 +190,18 @@ export class Device {
     check(native.pt_device_sync(this.handle), `sync ${this.id}`);
   }
 
+  /** Why this device's context of `epoch` ended, for errors about handles from then. */
+  endedBy(epoch: number): string {
+    return this.#ended.get(epoch) ?? "it was closed";
+  }
+
+  /** @internal Closes the device when a fault killed its context, so that the next use opens a new one. */
+  closeIfLost(): void {
+    if (this.#handle === 0 || native.pt_device_lost(this.#handle) !== 1) return;
+    this.#ended.set(this.epoch, "its context was lost to a fault");
+    this.close();
+  }
+
   /** Shuts the backend's context down; tensors made before are invalid afterwards. */
   close(): void {
     if (this.#handle === 0) return;
@@ -204,6 +220,22 @@ export class Device {
 }
 
 const openDevices = new Set<Device>();
+
+/**
+ * A sticky fault (an illegal address in a kernel, a lost Vulkan device) kills a device's
+ * context: every later call on it fails with PT_ELOST. The first TensorError that says so
+ * sets lostSeen, and the next use of any device closes the lost ones, so that use opens a
+ * fresh context (where the driver allows it: after an illegal address CUDA refuses, and the
+ * open says to restart the process). Handles from the lost context are rejected, naming why.
+ */
+let lostSeen = false;
+onContextLost(() => {
+  lostSeen = true;
+});
+function rebuildLost(): void {
+  lostSeen = false;
+  for (const d of [...openDevices]) d.closeIfLost();
+}
 const deviceCache = new Map<string, Device>();
 runtime.onExit(() => {
   for (const d of [...openDevices]) d.close();

@@ -1,4 +1,12 @@
 /** TensorError: every failure a user can cause or meet comes out as one of these. */
+const PT_ELOST = -8;
+let lostHook: (() => void) | null = null;
+
+/** device.ts: called whenever a failure says a device's context was lost (PT_ELOST). */
+export function onContextLost(hook: () => void): void {
+  lostHook = hook;
+}
+
 export class TensorError extends Error {
   /** The operation that failed, e.g. "add" or "buffer_alloc". */
   readonly op: string;
@@ -9,6 +17,7 @@ export class TensorError extends Error {
     this.name = "TensorError";
     this.op = op;
     this.status = status;
+    if (status === PT_ELOST) lostHook?.();
   }
 }
 

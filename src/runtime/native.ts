@@ -20,6 +20,7 @@ export const statusName: Record<number, string> = {
   [-5]: "driver error",
   [-6]: "kernel error",
   [-7]: "unsupported",
+  [-8]: "context lost",
 };
 
 export function lastError(): string {

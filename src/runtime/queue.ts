@@ -302,7 +302,7 @@ export class Queue implements Disposable {
   get handle(): number {
     if (this.#handle === 0) throw new TensorError("queue", `${this} was disposed`);
     if (this.#epoch !== this.device.epoch) {
-      throw new TensorError("queue", `${this} belongs to ${this.device.id} from before it was closed`, PT_EHANDLE);
+      throw new TensorError("queue", `${this} belongs to ${this.device.id} from before ${this.device.endedBy(this.#epoch)}`, PT_EHANDLE);
     }
     return this.#handle;
   }

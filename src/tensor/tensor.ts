@@ -83,7 +83,10 @@ export class Tensor implements ViewRef {
     if (this.#deferred !== null) this.#materialize();
     if (this.#buf === 0) throw new TensorError("tensor", `this ${this.dtype}${fmt(this.shape)} tensor was disposed and cannot be used`);
     if (this.#epoch !== this.device.epoch) {
-      throw new TensorError("tensor", `this tensor belongs to ${this.device.id} from before it was closed; its memory is gone`);
+      throw new TensorError(
+        "tensor",
+        `this tensor belongs to ${this.device.id} from before ${this.device.endedBy(this.#epoch)}; its memory is gone`,
+      );
     }
     return this.#buf;
   }

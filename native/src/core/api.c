@@ -245,6 +245,15 @@ PT_API int32_t pt_live_handles(void) {
   return n;
 }
 
+PT_API int32_t pt_device_lost(int32_t device) {
+  pt_lock();
+  pt_dev *d;
+  int st = pt_handle_get(device, PT_KIND_DEVICE, (void **)&d);
+  if (st == PT_OK) st = d->drv->lost ? (d->drv->lost(d->ctx) > 0) : 0;
+  pt_unlock();
+  return st;
+}
+
 PT_API int32_t pt_device_has(int32_t device, const uint8_t *name, int32_t name_len) {
   char cap[64];
   if (!name || name_len <= 0 || name_len >= (int32_t)sizeof cap)

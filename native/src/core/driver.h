@@ -65,6 +65,8 @@ struct pt_driver {
   int (*launch)(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf,
                 const double *args, int nargs);
 
+  /* 1 when a fault killed the context (calls then fail with PT_ELOST); NULL when it cannot. */
+  int (*lost)(void *ctx);
   /* Free and total device memory, for out-of-memory messages; NULL if unknown. */
   int (*mem_info)(void *ctx, size_t *free, size_t *total);
   /* Ends a wrap() without freeing the caller's memory; NULL when nothing needs undoing. */

@@ -5,13 +5,14 @@
  * device's primary context (the one the CUDA runtime, and so cuBLAS, also uses: one context
  * per device per process), makes a service stream and the error word block; the core then
  * makes queue 0 through queue_create. shutdown() undoes activate() after the core has freed
- * every queue, fence, program and buffer of the device. A sticky error (an illegal address,
- * a failed launch) poisons a CUDA context for good: cu_fail() marks the ctx dead, every
- * later call fails at once with the first cause, and shutdown() releases and resets the
- * primary context, so that pt_device_close() followed by pt_device_open() builds a fresh
- * one where the driver allows it. After an illegal address it does not: CUDA documents
- * that the process must be restarted, and on driver 580 (H200) the reopen's retain fails
- * with the same error; activate() then says so.
+ * every queue, fence, program and buffer of the device, and frees the pinned staging ring
+ * that the first host<->device copy made (staging.c), even when the context was lost. A
+ * sticky error (an illegal address, a failed launch) poisons a CUDA context for good:
+ * cu_fail() marks the ctx dead, every later call fails at once with the first cause, and
+ * shutdown() releases and resets the primary context, so that pt_device_close() followed
+ * by pt_device_open() builds a fresh one where the driver allows it. After an illegal
+ * address it does not: CUDA documents that the process must be restarted, and on driver
+ * 580 (H200) the reopen's retain fails with the same error; activate() then says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,8 @@ int cu_fail(cuda_ctx *c, const char *fn, CUresult r) {
       atomic_store(&c->dead, r);
     }
     pt_mutex_unlock(&c->lock);
-    return pt_error(PT_EDRIVER, "cuda: %s failed: %s (%d): %s; device %d's context is lost: close the device "
-                    "(pt_device_close); CUDA may need a new process to use it again", fn, name, r, text, c->index);
+    return pt_error(PT_ELOST, "cuda: %s failed: %s (%d): %s; device %d's context is lost (it is rebuilt on next use "
+                    "where CUDA allows it)", fn, name, r, text, c->index);
   }
   return pt_error(r == CUDA_ERROR_OUT_OF_MEMORY ? PT_EOOM : PT_EDRIVER, "cuda: %s failed: %s (%d): %s", fn, name, r, text);
 }
@@ -65,13 +66,15 @@ int cu_enter(cuda_ctx *c) {
     pt_mutex_lock(&c->lock);
     memcpy(msg, c->dead_msg, sizeof msg);
     pt_mutex_unlock(&c->lock);
-    return pt_error(PT_EDRIVER, "cuda: device %d's context was lost earlier (%s); close the device (pt_device_close) "
+    return pt_error(PT_ELOST, "cuda: device %d's context was lost earlier (%s); close the device (pt_device_close) "
                     "and open it again, or restart the process if that fails", c->index, msg);
   }
   /* Calls come from any thread (Workers): the context is current per thread. */
   CUresult r = cu.CtxSetCurrent(c->cu);
   return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuCtxSetCurrent", r);
 }
+
+static int cuda_lost(void *ctx) { return atomic_load(&((cuda_ctx *)ctx)->dead) != 0; }
 
 /* ---- inventory (no context) --------------------------------------------------------- */
 
@@ -152,6 +155,7 @@ static int cuda_has(int index, const char *cap) {
 /* ---- context lifetime --------------------------------------------------------------- */
 
 static void release(cuda_ctx *c, int retained) {
+  cuda_stage_free(c); /* the staging ring, after its last copies (staging.c) */
   if (c->errhost) cu.MemFreeHost((void *)c->errhost);
   else if (c->errblk) cu.MemFree(c->errblk);
   if (c->svc) cu.StreamDestroy(c->svc);
@@ -253,6 +257,7 @@ const pt_driver pt_driver_cuda = {
     .program_create = cuda_program_create,
     .program_free = cuda_program_free,
     .launch = cuda_launch,
+    .lost = cuda_lost,
     .mem_info = cuda_mem_info,
     .unwrap = NULL,
     .capture_begin = cuda_capture_begin,

@@ -7,7 +7,9 @@
  * ctx that made it, and the core frees them all before shutdown(). Driver entry points
  * arrive from any thread (Workers), mostly outside the core lock, so every one first makes
  * the context current on its thread (cu_enter), and the ctx's mutable fields sit under
- * ctx->lock. A CUDA call's failure becomes pt_error() text through cu_fail().
+ * ctx->lock. The ctx also owns the pinned staging ring its queues' host<->device copies go
+ * through (staging.c), made on the first copy and freed by shutdown(). A CUDA call's
+ * failure becomes pt_error() text through cu_fail(), which takes ctx->lock.
  */
 #ifndef PT_CUDA_H
 #define PT_CUDA_H
@@ -20,6 +22,19 @@
 #include "blocks.h"
 
 #define PT_CUDA_BLOCK 256 /* threads per block, for every kind (params.h) */
+
+/* The pinned staging ring of host<->device copies (staging.c): slots of 8 MiB, four of them. */
+#define PT_CUDA_STAGE_SLOTS 4
+#define PT_CUDA_STAGE_BYTES ((size_t)8 << 20)
+
+typedef struct {
+  char *host;            /* PT_CUDA_STAGE_BYTES of the ring; host and ev are fixed while the ring lives */
+  CUevent ev;            /* recorded right after the last copy queued from or into the slot */
+  CUstream s;            /* the stream ev was recorded on (under ctx->lock, like the next three) */
+  unsigned long long stamp; /* record order, to find the oldest */
+  unsigned char busy;    /* a call is filling or draining it */
+  unsigned char pending; /* ev may not have passed: wait for it before touching host */
+} cuda_slot;
 
 typedef struct {
   int index;
@@ -36,6 +51,10 @@ typedef struct {
   int launched;         /* 1 once any kernel ran: before that the word cannot be set */
   cublasHandle_t blas;
   int blas_state;       /* 0 not tried, 1 ready, < 0 the status of the failed attempt */
+  int stage_state;      /* staging.c's ring: 0 not made, 1 ready, 2 being made, -1 unavailable */
+  char *stage_base;     /* the ring's one cuMemHostAlloc block */
+  unsigned long long stage_stamp;
+  cuda_slot stage[PT_CUDA_STAGE_SLOTS];
 } cuda_ctx;
 
 typedef struct { CUstream s; int capturing; uint32_t capture_kinds; } cuda_queue;
@@ -65,6 +84,16 @@ void cuda_fence_free(void *ctx, void *fence);
 /* After a host wait has seen work finish: reads the error word and reports what a kernel
  * wrote there (PT_EKERNEL), clearing it. */
 int cuda_check_word(cuda_ctx *c);
+
+/* staging.c: writes and reads through the pinned ring. Each returns PT_OK or a failure, and
+ * sets *done to the bytes it moved (all of them, or a prefix: 0 when there is no ring, or
+ * when no slot can be had without waiting behind another queue's work); the caller copies
+ * the rest directly. A staged write returns before its copies land; a staged read has waited
+ * for them (but not read the error word). stage_free (shutdown) waits for the slots' last
+ * copies (at once on a lost context) and frees the events and the pinned block. */
+int cuda_stage_write(cuda_ctx *c, CUstream s, CUdeviceptr dst, const void *src, size_t n, size_t *done);
+int cuda_stage_read(cuda_ctx *c, CUstream s, void *dst, CUdeviceptr src, size_t n, size_t *done);
+void cuda_stage_free(cuda_ctx *c);
 
 /* program.c */
 int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **prog);

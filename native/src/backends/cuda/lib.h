@@ -69,7 +69,7 @@ enum { /* CUdevice_attribute values */
 };
 
 enum { CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0 };
-enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
+enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
 enum { CU_MEMHOSTALLOC_DEVICEMAP = 2 }; /* our allocator may call cuMemAlloc while a step is captured */
 enum { NVRTC_SUCCESS = 0 };

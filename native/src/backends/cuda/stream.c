@@ -7,8 +7,12 @@
  * on the service stream, reports PT_EKERNEL if a kernel wrote there, and clears it. The word
  * is one per context (params.h), so a failure on one queue is reported by the first wait on
  * any queue of the device, once. A fence remembers a failure it reported, so an earlier
- * failed completion never turns into success. Copies from and to the caller's memory finish
- * before the call returns: the caller's memory is not kept (polytensor.h).
+ * failed completion never turns into success. Copies from and to the caller's memory go
+ * through the context's pinned staging ring (staging.c): a write returns once the caller's
+ * bytes are in the ring, before its copy lands (stream order puts the queue's later work
+ * after it); a read returns after its copy landed. The caller's memory is not kept
+ * (polytensor.h). What the ring cannot take (no ring, no slot free of other queues' work, a
+ * queue that is capturing) is copied directly and waited for, as before the ring existed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,15 +74,26 @@ void cuda_queue_free(void *ctx, void *queue) {
   free(q);
 }
 
+/* A capturing stream would record the ring's host-side staging into the graph: copies on
+ * it keep the direct path (the core refuses them before they get here anyway). */
+static int capturing(cuda_ctx *c, cuda_queue *q) {
+  pt_mutex_lock(&c->lock);
+  int on = q->capturing;
+  pt_mutex_unlock(&c->lock);
+  return on;
+}
+
 int cuda_write(void *ctx, void *queue, void *mem, size_t off, const void *src, size_t n) {
   cuda_ctx *c = ctx;
   cuda_queue *q = queue;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
-  /* From pageable memory the driver stages the copy itself; waiting for the stream lets
-   * the caller reuse src at once. A pinned staging ring that returns before the copy
-   * lands is a later optimisation (the caller's memory must not be kept, DESIGN.md 8). */
-  CUresult r = cu.MemcpyHtoDAsync(DPTR(mem) + off, src, n, q->s);
+  size_t done = 0;
+  if (!capturing(c, q) && ((st = cuda_stage_write(c, q->s, DPTR(mem) + off, src, n, &done)) != PT_OK || done == n))
+    return st; /* staged: src is in the ring, and the copy is queued */
+  /* Direct, from pageable memory: the driver stages it itself, and waiting for the stream
+   * lets the caller reuse src at once. */
+  CUresult r = cu.MemcpyHtoDAsync(DPTR(mem) + off + done, (const char *)src + done, n - done, q->s);
   if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyHtoDAsync", r);
   r = cu.StreamSynchronize(q->s);
   return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuStreamSynchronize", r);
@@ -89,10 +104,15 @@ int cuda_read(void *ctx, void *queue, void *mem, size_t off, void *dst, size_t n
   cuda_queue *q = queue;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
-  /* Queued behind the queue's earlier work, so the read sees it; one wait covers both. */
-  CUresult r = cu.MemcpyDtoHAsync(dst, DPTR(mem) + off, n, q->s);
-  if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyDtoHAsync", r);
-  if ((r = cu.StreamSynchronize(q->s)) != CUDA_SUCCESS) return cu_fail(c, "cuStreamSynchronize", r);
+  /* Queued behind the queue's earlier work, so the read sees it; the wait for its (last)
+   * copy covers both. */
+  size_t done = 0;
+  if (!capturing(c, q) && (st = cuda_stage_read(c, q->s, dst, DPTR(mem) + off, n, &done)) != PT_OK) return st;
+  if (done < n || n == 0) {
+    CUresult r = cu.MemcpyDtoHAsync((char *)dst + done, DPTR(mem) + off + done, n - done, q->s);
+    if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyDtoHAsync", r);
+    if ((r = cu.StreamSynchronize(q->s)) != CUDA_SUCCESS) return cu_fail(c, "cuStreamSynchronize", r);
+  }
   return cuda_check_word(c);
 }
 

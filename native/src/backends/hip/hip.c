@@ -51,8 +51,8 @@ int hip_fail(hip_ctx *c, const char *fn, hipError_t r) {
       atomic_store(&c->dead, r);
     }
     pt_mutex_unlock(&c->lock);
-    return pt_error(PT_EDRIVER, "hip: %s failed: %s: %s; device %d is lost: close the device (pt_device_close); "
-                    "HIP may need a new process to use it again", fn, hip_err_name(r), text, c->index);
+    return pt_error(PT_ELOST, "hip: %s failed: %s: %s; device %d is lost (it is rebuilt on next use where HIP allows "
+                    "it)", fn, hip_err_name(r), text, c->index);
   }
   return pt_error(r == hipErrorOutOfMemory ? PT_EOOM : PT_EDRIVER, "hip: %s failed: %s: %s", fn, hip_err_name(r), text);
 }
@@ -63,13 +63,15 @@ int hip_enter(hip_ctx *c) {
     pt_mutex_lock(&c->lock);
     memcpy(msg, c->dead_msg, sizeof msg);
     pt_mutex_unlock(&c->lock);
-    return pt_error(PT_EDRIVER, "hip: device %d was lost earlier (%s); close the device (pt_device_close) and open it "
+    return pt_error(PT_ELOST, "hip: device %d was lost earlier (%s); close the device (pt_device_close) and open it "
                     "again, or restart the process if that fails", c->index, msg);
   }
   /* The current device is per thread, and calls come from any thread (Workers). */
   hipError_t r = hip.SetDevice(c->index);
   return r == hipSuccess ? PT_OK : hip_fail(c, "hipSetDevice", r);
 }
+
+static int hip_lost(void *ctx) { return atomic_load(&((hip_ctx *)ctx)->dead) != 0; }
 
 /* ---- inventory ---------------------------------------------------------------------- */
 
@@ -251,6 +253,7 @@ const pt_driver pt_driver_hip = {
     .program_create = hipd_program_create,
     .program_free = hipd_program_free,
     .launch = hipd_launch,
+    .lost = hip_lost,
     .mem_info = hipd_mem_info,
     .unwrap = NULL,
     .capture_begin = hipd_capture_begin,

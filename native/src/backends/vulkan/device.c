@@ -19,6 +19,8 @@
 #include "vkdrv.h"
 #include "program_cache.h"
 
+static int vk_lost(void *ctx) { return atomic_load(&((vk_ctx *)ctx)->dead) != 0; }
+
 int vk_fail(vk_ctx *c, const char *fn, VkResult r) {
   const char *name = vk_result_name(r);
   if (c && (r == VK_ERROR_DEVICE_LOST || r == VK_ERROR_UNKNOWN || strncmp(fn, "vkQueueSubmit", 13) == 0 ||
@@ -29,7 +31,7 @@ int vk_fail(vk_ctx *c, const char *fn, VkResult r) {
       atomic_store(&c->dead, r ? r : -1);
     }
     pt_mutex_unlock(&c->dead_lock);
-    return pt_error(PT_EDRIVER, "vulkan: %s failed: %s (%d); device %d (%s) is lost: close it (pt_device_close) and open "
+    return pt_error(PT_ELOST, "vulkan: %s failed: %s (%d); device %d (%s) is lost: close it (pt_device_close) and open "
                     "it again", fn, name, r, c->index, c->ph->name);
   }
   int st = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? PT_EOOM : PT_EDRIVER;
@@ -43,7 +45,7 @@ int vk_enter(vk_ctx *c) {
   pt_mutex_lock(&c->dead_lock);
   memcpy(msg, c->dead_msg, sizeof msg);
   pt_mutex_unlock(&c->dead_lock);
-  return pt_error(PT_EDRIVER, "vulkan: device %d (%s) was lost earlier (%s); close the device (pt_device_close) and open "
+  return pt_error(PT_ELOST, "vulkan: device %d (%s) was lost earlier (%s); close the device (pt_device_close) and open "
                   "it again", c->index, c->ph->name, msg);
 }
 
@@ -254,6 +256,7 @@ const pt_driver pt_driver_vulkan = {
     .program_create = vk_program_create,
     .program_free = vk_program_free,
     .launch = vk_launch,
+    .lost = vk_lost,
     .mem_info = vk_mem_info,
     .unwrap = NULL,
     .flush = vk_flush,
