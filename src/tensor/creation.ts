@@ -29,7 +29,9 @@ export function tensor(data: NestedArray | TypedData, opts?: CreateOptions): Ten
     const src = dtypeOfArray(data);
     if (!src) throw new TensorError("tensor", `unsupported typed array ${data.constructor.name}`);
     const dtype = dtypeOr(opts, src, "tensor");
-    return upload(dev(opts), dtype, [data.length], convert(data as HostArray, dtype), "tensor");
+    // A typed array already in the dtype's host type is uploaded as it is (upload copies it).
+    const values = src === hostDType(dtype) ? data as HostArray : convert(data as HostArray, dtype);
+    return upload(dev(opts), dtype, [data.length], values, "tensor");
   }
   const shape: number[] = [];
   for (let v: unknown = data; Array.isArray(v); v = v[0]) shape.push(v.length);
@@ -74,6 +76,8 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
     }
   } else if (host === "bool") {
     for (let i = 0; i < values.length; i++) out[i] = Number(values[i]) !== 0 || Number.isNaN(Number(values[i])) ? 1 : 0;
+  } else if (isFloat(host) && ArrayBuffer.isView(values) && !(values instanceof BigInt64Array || values instanceof BigUint64Array)) {
+    out.set(values as ArrayLike<number>); // the typed-array set converts as the loop below would, at memcpy-like speed
   } else {
     const f = isFloat(host);
     for (let i = 0; i < values.length; i++) {
