@@ -9,9 +9,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assert, test } from "./harness.ts";
-import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
-import { CUDA_TEMPLATES, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "../src/kernels/cuda.ts";
+import { assert, rng, test } from "./harness.ts";
+import { BINARY, type BinaryOp, encodeBytecode, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
+import {
+  CUDA_TEMPLATES,
+  cudaElementwiseReduceSource,
+  cudaElementwiseSource,
+  cudaRenderer,
+  cudaTemplateSource,
+} from "../src/kernels/cuda.ts";
 import type { DType } from "../src/tensor/dtype.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -41,6 +47,19 @@ function mixed(): Expr {
   const g = binary("mod", cast(i, "float64"), { k: "const", index: 1, dtype: "float64" }, "float64");
   const w: Expr = { k: "where", c: cond, a: f, b: cast(g, "float32"), dtype: "float32" };
   return cast(w, "uint8");
+}
+
+/** ewreduce programs: each compute type of E, integer errors (div, mod, pow), bool values, no inputs. */
+function ewReduceCases(): [string, string][] {
+  const out: [string, string][] = [["ewr_mixed_f32", cudaElementwiseReduceSource(cast(mixed(), "float32"), 2)]];
+  for (const dt of COMPUTE) {
+    for (const op of ["div", "mod", "pow"] as BinaryOp[]) {
+      out.push([`ewr_${op}_${dt}`, cudaElementwiseReduceSource(binary(op, load(0, dt), load(1, dt), dt), 2)]);
+    }
+    out.push([`ewr_lt_${dt}`, cudaElementwiseReduceSource(binary("lt", load(0, dt), load(1, dt), "bool"), 2)]);
+  }
+  out.push(["ewr_index", cudaElementwiseReduceSource(cast({ k: "index", dtype: "int64" }, "float64"), 0)]);
+  return out;
 }
 
 test("cuda: every unary op renders for each compute type it has", () => {
@@ -103,6 +122,7 @@ test("cuda: sources carry params.h's pt_params struct verbatim", () => {
   assert.ok(codes.length >= 4, "params.h defines the error codes");
   const sources = [
     cudaElementwiseSource(mixed(), 2),
+    cudaElementwiseReduceSource(mixed(), 2),
     ...Object.keys(CUDA_TEMPLATES).map(cudaTemplateSource),
   ];
   for (const src of sources) {
@@ -149,6 +169,7 @@ const SHIM = String.raw`
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 #define __shared__ static
 #define __launch_bounds__(...)
 struct pt_dim3 { unsigned x, y, z; };
@@ -202,6 +223,7 @@ test("cuda: every program compiles as C++ against a stand-in for the CUDA built-
       }
     }
     for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+    programs.push(...ewReduceCases());
     // One translation unit for all: each program in a namespace of its own, with pt_main
     // renamed (extern "C" names ignore namespaces); the preamble's macros repeat verbatim.
     const unit = programs.map(([name, src], i) =>
@@ -334,6 +356,289 @@ test("cuda: a linear-layout program computes what the general program computes (
         assert.equal(first, -1, `${c.name} n=${n} offset=${offset}: byte ${first} differs`);
         assert.ok(general.some((b) => b !== 0), `${c.name}: the output was written`);
       }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The dtype code of E for an ewreduce program: its STORE's ctype (f32, f64, i32, i64). */
+const E_DTYPE = [0, 3, 4, 5];
+const CODE_SIZE = [4, 2, 2, 8, 4, 8, 1, 1];
+
+/** A strided input of an ewreduce case: its dtype code, offset and strides over E's shape, and its buffer. */
+interface EwInput {
+  dt: number;
+  offset: number;
+  strides: number[];
+  bytes: Uint8Array;
+}
+
+/** blocks.h's VIEW: [buf, dtype, offset, stride x8]. */
+const viewSlots = (buf: number, dt: number, offset: number, strides: readonly number[]) => [
+  buf,
+  dt,
+  offset,
+  ...Array.from({ length: 8 }, (_, d) => strides[d] ?? 0),
+];
+const pad8 = (xs: readonly number[], fill: number) => Array.from({ length: 8 }, (_, d) => xs[d] ?? fill);
+const rowMajor = (shape: readonly number[]) => shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
+
+/** Values as the little-endian bytes of dtype code dt (float16: given as their bits). */
+function bytesOf(dt: number, values: readonly number[]): Uint8Array {
+  const b = new Uint8Array(values.length * CODE_SIZE[dt]);
+  const v = new DataView(b.buffer);
+  values.forEach((x, i) => {
+    if (dt === 0) v.setFloat32(4 * i, x, true);
+    else if (dt === 3) v.setFloat64(8 * i, x, true);
+    else if (dt === 4) v.setInt32(4 * i, x, true);
+    else if (dt === 5) v.setBigInt64(8 * i, BigInt(x), true);
+    else if (dt === 1) v.setUint16(2 * i, x, true); // raw float16 bits
+    else throw new Error(`bytesOf: dtype ${dt}`);
+  });
+  return b;
+}
+
+/**
+ * Float values in [-1, 1) with pairs of huge ones that cancel exactly, so that a sum depends
+ * on the order of its additions (the low bits of the small values are lost differently),
+ * and a NaN now and then where `nans` asks for it.
+ */
+function orderSensitive(n: number, seed: number, nans = false): number[] {
+  const r = rng(seed);
+  const out = Array.from({ length: n }, () => Math.fround(2 * r() - 1));
+  for (let k = 0; k < n / 64; k++) {
+    const a = Math.floor(r() * n), b = Math.floor(r() * n);
+    if (a === b) continue;
+    out[a] = Math.fround(r() * 2 ** 40);
+    out[b] = -out[a];
+  }
+  if (nans) { for (let k = 0; k < 3; k++) out[Math.floor(r() * n)] = NaN; }
+  return out;
+}
+
+test("cuda: an ewreduce program gives the reduce template's bits on the materialized expression (both run as C++ on the CPU)", () => {
+  if (!hasGxx()) {
+    console.log("cuda_render: g++ not found; skipping the CPU run of the ewreduce programs");
+    return;
+  }
+  const R = { sum: 0, prod: 1, max: 2, min: 3, argmax: 4, argmin: 5, any: 6, all: 7, mean: 8, var: 9, std: 10, count: 11 };
+  const F32 = 0, F64 = 3, I32 = 4, I64 = 5;
+  const c0: Expr = { k: "const", index: 0, dtype: "float32" };
+  const idx: Expr = { k: "index", dtype: "int32" };
+  // [op, ddof, start, rows, rowlen]: rows of E rowlen apart from element start (blocks.h).
+  type Geometry = [number, number, number, number, number];
+  // Every op over whole rows, then rows from starts at every alignment, empty and short rows.
+  const geometries = (numel: number, rowlen: number): Geometry[] => [
+    ...[R.sum, R.mean, R.var, R.std, R.max, R.min, R.argmax, R.argmin, R.count, R.any, R.all, R.prod].map((op): Geometry => [
+      op,
+      1,
+      0,
+      numel / rowlen,
+      rowlen,
+    ]),
+    [R.sum, 1, 5, 3, Math.floor((numel - 5) / 3)], // a misaligned start: rows with a head and a tail
+    [R.sum, 1, 3, 1, numel - 3], // one row of all but the first elements (a split reduction's tail)
+    [R.mean, 1, 7, 6, Math.floor((numel - 7) / 6) - 1],
+    [R.var, 0, 1, 4, Math.floor((numel - 1) / 4) - 3],
+    [R.std, 3, 2, 2, Math.floor((numel - 2) / 2)],
+    [R.argmax, 1, 9, 5, 40],
+    [R.max, 1, 9, 5, 40],
+    [R.sum, 1, 0, 3, 0], // empty rows: the identity
+    [R.max, 1, 0, 2, 0], // empty rows of max: an error
+    [R.sum, 1, 11, 2, 3], // rows shorter than the head
+    ...[R.sum, R.var, R.count, R.argmax].map((op): Geometry => [op, 1, 1, 1, numel - 1]), // long rows: every unrolled step
+  ];
+  const cases: { name: string; expr: Expr; shape: number[]; inputs: EwInput[]; consts: number[]; geometries: Geometry[] }[] = [];
+  {
+    // f32 products of contiguous inputs (linear), with the index in the expression
+    const shape = [7, 1003], n = 7 * 1003;
+    const x = orderSensitive(n, 1), y = orderSensitive(n, 2);
+    const expr = binary(
+      "add",
+      binary("mul", load(0, "float32"), load(1, "float32"), "float32"),
+      binary("mul", cast(idx, "float32"), c0, "float32"),
+      "float32",
+    );
+    const inputs = [x, y].map((v) => ({ dt: F32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(F32, v) }));
+    cases.push({ name: "f32 x*y + i*c", expr, shape, inputs, consts: [1e-3], geometries: geometries(n, 1003) });
+  }
+  {
+    // NaNs for max/min/argmax/argmin (the first NaN wins), through an offset view
+    const shape = [5, 800], n = 4000;
+    const x = orderSensitive(n + 3, 3, true);
+    const expr = binary("maximum", load(0, "float32"), unary("neg", c0, "float32"), "float32");
+    const inputs = [{ dt: F32, offset: 3, strides: rowMajor(shape), bytes: bytesOf(F32, x) }];
+    const rows: Geometry[] = [R.max, R.min, R.argmax, R.argmin, R.sum, R.count].map((op) => [op, 1, 0, 5, 800]);
+    cases.push({ name: "f32 NaNs", expr, shape, inputs, consts: [0.5], geometries: [...rows, [R.argmax, 1, 1, 3, 1333]] });
+  }
+  {
+    // f64 squared deviations from a broadcast row mean: rows inside the last dim are affine,
+    // rows across it need coordinates (pt_ew_coords)
+    const shape = [6, 700], n = 4200;
+    const x = orderSensitive(n, 4), m = orderSensitive(6, 5);
+    const expr = unary("square", binary("sub", load(0, "float64"), load(1, "float64"), "float64"), "float64");
+    const inputs = [
+      { dt: F64, offset: 0, strides: [700, 1], bytes: bytesOf(F64, x) },
+      { dt: F64, offset: 0, strides: [1, 0], bytes: bytesOf(F64, m) },
+    ];
+    cases.push({ name: "f64 (x - m)^2", expr, shape, inputs, consts: [], geometries: geometries(n, 700) });
+  }
+  {
+    // f32 from float16 bits and a transposed input: strided, affine with a step of 300
+    const shape = [4, 300], n = 1200;
+    const h = Array.from({ length: n }, (_, i) => 0x3c00 + ((i * 37) & 0x7ff) - 0x400);
+    const t = orderSensitive(n, 6);
+    const expr = binary("mul", cast(load(0, "float16"), "float32"), load(1, "float32"), "float32");
+    const inputs = [
+      { dt: 1, offset: 0, strides: [300, 1], bytes: bytesOf(1, h) },
+      { dt: F32, offset: 0, strides: [1, 4], bytes: bytesOf(F32, t) },
+    ];
+    const rows: Geometry[] = [[R.sum, 1, 0, 4, 300], [R.sum, 1, 1, 2, 599], [R.var, 1, 0, 4, 300], [R.mean, 1, 2, 3, 397]];
+    cases.push({ name: "f16 * transposed f32", expr, shape, inputs, consts: [], geometries: rows });
+  }
+  {
+    // integers: i32 sums wrap, i64 floor division; counts and arg positions
+    const shape = [3, 1000], n = 3000;
+    const r = rng(7);
+    const a = Array.from({ length: n }, () => Math.floor(r() * 2 ** 31) - 2 ** 30);
+    const b = Array.from({ length: n }, () => Math.floor(r() * 200) - 100 || 7);
+    const i32 = binary("add", load(0, "int32"), load(1, "int32"), "int32");
+    const inputs = [a, b].map((v) => ({ dt: I32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I32, v) }));
+    cases.push({ name: "i32 x+y", expr: i32, shape, inputs, consts: [], geometries: geometries(n, 1000) });
+    const i64 = binary("div", cast(load(0, "int32"), "int64"), load(1, "int64"), "int64");
+    const inputs64 = [
+      { dt: I32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I32, a) },
+      { dt: I64, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I64, b) },
+    ];
+    cases.push({ name: "i64 x//y", expr: i64, shape, inputs: inputs64, consts: [], geometries: geometries(n, 1000) });
+  }
+  {
+    // comparisons: bool values are i32 0/1; and an expression of the index alone (no inputs)
+    const shape = [4, 999], n = 3996;
+    const x = orderSensitive(n, 8, true);
+    const gt = binary("gt", load(0, "float32"), c0, "bool");
+    const inputs = [{ dt: F32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(F32, x) }];
+    cases.push({ name: "bool x > c", expr: gt, shape, inputs, consts: [0.25], geometries: geometries(n, 999) });
+    const ramp = binary("mul", cast(idx, "float32"), c0, "float32");
+    cases.push({ name: "f32 i*c, no inputs", expr: ramp, shape, inputs: [], consts: [0.37], geometries: geometries(n, 999) });
+  }
+
+  // One C++ unit: the reduce template, then each case's ew and ewreduce programs, each in a
+  // namespace with pt_main renamed; tools/cuda_emu runs a block as 256 fibers with real barriers.
+  const outDtype = (op: number, eDt: number) =>
+    op === R.argmax || op === R.argmin || op === R.count || op === R.any || op === R.all
+      ? I64
+      : eDt === F32 || eDt === F64 || op >= R.mean
+      ? F64 // the accumulator's double, every bit of it
+      : I64;
+  const unit: string[] = [
+    "#define __noinline__ __attribute__((noinline))",
+    '#include "shim.h"',
+    `namespace red {\n#define pt_main pt_main_red\n${cudaTemplateSource("reduce")}\n#undef pt_main\n}`,
+    "#undef PT_CUDA_MAX_SLOTS",
+  ];
+  const runs: string[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-ewr-"));
+  try {
+    cases.forEach((c, k) => {
+      const words = encodeBytecode(c.expr, c.inputs.length);
+      const eDt = E_DTYPE[words[words.length - 5]]; // STORE's ctype
+      const numel = c.shape.reduce((a, b) => a * b, 1);
+      const rank = c.shape.length;
+      unit.push(`namespace ew${k} {\n#define pt_main pt_main_ew${k}\n${cudaElementwiseSource(c.expr, c.inputs.length)}\n#undef pt_main\n}`);
+      unit.push(
+        `namespace er${k} {\n#define pt_main pt_main_er${k}\n${
+          decode(cudaRenderer.elementwiseReduce!(c.expr, c.inputs.length).source).replace(/\0$/, "")
+        }\n#undef pt_main\n}`,
+      );
+      c.inputs.forEach((inp, v) => writeFileSync(join(dir, `in${k}_${v}.bin`), inp.bytes));
+      const ins = c.inputs.map((inp, v) => `load("${join(dir, `in${k}_${v}.bin`)}", ${inp.bytes.length})`);
+      const ewBlock = [rank, ...pad8(c.shape, 1), c.inputs.length + 1, ...viewSlots(0, eDt, 0, rowMajor(c.shape))];
+      c.inputs.forEach((inp, v) => ewBlock.push(...viewSlots(v + 1, inp.dt, inp.offset, inp.strides)));
+      ewBlock.push(c.consts.length, ...c.consts);
+      const lines = [
+        `  { /* ${c.name} */`,
+        `    std::vector<void *> ins = {${ins.join(", ")}};`,
+        `    char *E = (char *)aligned_alloc(256, ${Math.ceil((numel * CODE_SIZE[eDt] + 1) / 256) * 256});`,
+        `    long long err[4] = {0, 0, 0, 0};`,
+        `    std::vector<void *> bufs = {E};`,
+        `    bufs.insert(bufs.end(), ins.begin(), ins.end());`,
+        `    { ew${k}::pt_params p; fill(p, {${ewBlock}}, bufs, err); emu_launch(ew${k}::pt_main_ew${k}, p, ${
+          Math.min(Math.ceil(numel / 256), 4)
+        }); }`,
+        `    if (err[0]) printf("ew ${k} failed: %lld\\n", err[0]);`,
+      ];
+      c.geometries.forEach(([op, ddof, start, rows, rowlen], g) => {
+        const od = outDtype(op, eDt);
+        const red = [op, ddof, 1, ...pad8([rows], 1), 1, ...pad8([rowlen], 1), ...viewSlots(0, eDt, start, [rowlen])];
+        red.push(...pad8([1], 0), ...viewSlots(1, od, 0, [1]));
+        const er = [op, ddof, rank, ...pad8(c.shape, 1), start, rows, rowlen, c.inputs.length + 1, ...viewSlots(0, od, 0, [1])];
+        c.inputs.forEach((inp, v) => er.push(...viewSlots(v + 1, inp.dt, inp.offset, inp.strides)));
+        er.push(c.consts.length, ...c.consts);
+        const grid = Math.min(rows, 2); // fewer blocks than rows: the row loop strides
+        lines.push(`    compare(${k}, ${g}, ${rows * 8}, [&](char *out, long long *e) {
+      red::pt_params p; fill(p, {${red}}, {E, out}, e); emu_launch(red::pt_main_red, p, ${grid});
+    }, [&](char *out, long long *e) {
+      std::vector<void *> b = {out};
+      b.insert(b.end(), ins.begin(), ins.end());
+      er${k}::pt_params p; fill(p, {${er}}, b, e); emu_launch(er${k}::pt_main_er${k}, p, ${grid});
+    });`);
+      });
+      lines.push("  }");
+      runs.push(lines.join("\n"));
+    });
+    unit.push(String.raw`#include "run.h"
+#include <functional>
+#include <vector>
+static void *load(const char *path, long n) {
+  FILE *f = fopen(path, "rb");
+  char *b = (char *)calloc(1, n + 64);
+  if (!f || fread(b, 1, n, f) != (size_t)n) { fprintf(stderr, "cannot read %s\n", path); exit(3); }
+  fclose(f);
+  return b;
+}
+template <class P> static void fill(P &p, std::vector<double> a, std::vector<void *> bufs, long long *err) {
+  memset(&p, 0, sizeof p);
+  if (a.size() > sizeof p.a / sizeof p.a[0]) { fprintf(stderr, "block of %zu slots\n", a.size()); exit(3); }
+  for (size_t i = 0; i < a.size(); i++) p.a[i] = a[i];
+  for (size_t i = 0; i < bufs.size(); i++) p.buf[i] = (unsigned long long)bufs[i];
+  p.nargs = (int)a.size(), p.nbuf = (int)bufs.size(), p.err = (unsigned long long)err;
+}
+/* One line per geometry: case, geometry, then each kernel's error code and output bytes. */
+static void compare(int k, int g, int bytes, std::function<void(char *, long long *)> a, std::function<void(char *, long long *)> b) {
+  std::vector<char> x(bytes + 8, (char)0xcd), y(bytes + 8, (char)0xcd);
+  long long ea[4] = {0, 0, 0, 0}, eb[4] = {0, 0, 0, 0};
+  a(x.data(), ea);
+  b(y.data(), eb);
+  printf("%d %d %lld ", k, g, ea[0]);
+  for (int i = 0; i < bytes; i++) printf("%02x", (unsigned char)x[i]);
+  printf(" %lld ", eb[0]);
+  for (int i = 0; i < bytes; i++) printf("%02x", (unsigned char)y[i]);
+  printf("\n");
+}
+int main() {
+${runs.join("\n")}
+  return 0;
+}
+`);
+    const file = join(dir, "ewreduce.cc"), exe = join(dir, "ewreduce");
+    writeFileSync(file, unit.join("\n"));
+    const emu = new URL("../tools/cuda_emu/", import.meta.url).pathname;
+    const cc = spawnSync("g++", ["-std=c++20", "-O1", "-w", "-I", emu, "-x", "c++", file, "-o", exe, "-lm"], { encoding: "utf8" });
+    assert.equal(cc.status, 0, `g++ failed:\n${(cc.stderr ?? "").slice(0, 4000)}`);
+    const run = spawnSync(exe, [], { encoding: "utf8", maxBuffer: 1 << 26 });
+    assert.equal(run.status, 0, `the emulation exited with ${run.status}:\n${(run.stderr ?? "").slice(0, 2000)}`);
+    const lines = run.stdout.trim().split("\n");
+    assert.equal(lines.length, cases.reduce((s, c) => s + c.geometries.length, 0), run.stdout.slice(0, 2000));
+    for (const line of lines) {
+      const [k, g, errA, outA, errB, outB] = line.split(" ");
+      const c = cases[Number(k)], [op, ddof, start, rows, rowlen] = c.geometries[Number(g)];
+      const what = `${c.name}: op ${op} ddof ${ddof}, ${rows} rows of ${rowlen} from ${start}`;
+      assert.equal(errB, errA, `${what}: error code`);
+      assert.equal(outB, outA, `${what}: the fused result differs from the reduce template's`);
+      if (errA === "0") assert.ok(!outA.includes("cdcdcdcd"), `${what}: every row was written`);
+      else assert.ok(op === R.max && rowlen === 0, `${what}: unexpected error ${errA}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

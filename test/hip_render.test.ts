@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assert, test } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
-import { cudaElementwiseSource, cudaTemplateSource } from "../src/kernels/cuda.ts";
+import { cudaElementwiseReduceSource, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "../src/kernels/cuda.ts";
 import {
   cudaKernels,
   HIP_TEMPLATES,
+  hipElementwiseReduceSource,
   hipElementwiseSource,
   hipOnCudaRenderer,
   hipRenderer,
@@ -120,6 +121,28 @@ test("hip: every elementwise op renders, as the CUDA program plus HIP's rewrites
   assert.match(hipElementwiseSource(binaryExpr("add", "float32"), 2), /pt_add\(t0, t1\)/, "float add rounds once");
 });
 
+/** ewreduce programs: E of each compute type (integer errors included) and none of the inputs. */
+function ewReduceCases(): [string, Expr, number][] {
+  const out: [string, Expr, number][] = [["mixed", cast(mixed(), "float32"), 2]];
+  for (const dt of COMPUTE) out.push([`div_${dt}`, binaryExpr("div", dt), 2], [`lt_${dt}`, binaryExpr("lt", dt), 2]);
+  out.push(["index", cast({ k: "index", dtype: "int64" }, "float64"), 0]);
+  return out;
+}
+
+test("hip: ewreduce programs render, as the CUDA program plus HIP's rewrites, keyed apart from CUDA's", () => {
+  for (const [name, expr, n] of ewReduceCases()) {
+    const src = hipElementwiseReduceSource(expr, n);
+    checkBounds(src, name);
+    assert.equal(undo(src), unbounded(cudaElementwiseReduceSource(expr, n)), name);
+    const prog = hipRenderer.elementwiseReduce!(expr, n);
+    assert.equal(prog.kind, "ewreduce");
+    assert.equal(decode(prog.source), `${src}\0`, name);
+    assert.equal(prog.key, cudaRenderer.elementwiseReduce!(expr, n).key.replace(/^cuda:/, "hip:"));
+    assert.equal(hipRenderer.elementwiseReduce!(expr, n), prog, "rendered once");
+    assert.equal(decode(hipOnCudaRenderer.elementwiseReduce!(expr, n).source), `${HIP_ON_CUDA}${src}\0`);
+  }
+});
+
 test("hip: one structure gives one source and key; keys are apart from CUDA's", () => {
   const add = () => binary("add", load(0, "float32"), load(1, "float32"), "float32");
   const a = hipRenderer.elementwise(add(), 2), b = hipRenderer.elementwise(add(), 2);
@@ -181,6 +204,7 @@ const COMMON = String.raw`
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 #define __shared__ static
 #define __launch_bounds__(n)
 struct pt_dim3 { unsigned x, y, z; };
@@ -292,6 +316,7 @@ test("hip: every program compiles as C++ against stand-ins for HIP's and (hip-on
   }
   const programs: [string, string][] = KINDS.map((k) => [k, hipTemplateSource(k)]);
   for (const [name, expr, n] of elementwiseCases()) programs.push([`ew_${name}`, hipElementwiseSource(expr, n)]);
+  for (const [name, expr, n] of ewReduceCases()) programs.push([`ewr_${name}`, hipElementwiseReduceSource(expr, n)]);
   programs.push(["lanes", HIP_PART + LANES]);
   gxx(HIP_SHIM, programs);
   gxx(CUDA_SHIM, programs.map(([name, src]) => [name, HIP_ON_CUDA + src]));

@@ -11,7 +11,9 @@
  * the linear layout (launch.ts: every view contiguous, one buffer each) take a second
  * program per structure and view dtypes, with no layout decoding and the dtypes fixed:
  * on the H200 a 64-element add's graph replay fell from 2.4 to 0.95 us per kernel (the C
- * floor's bare add: 0.86). Sources end
+ * floor's bare add: 0.86). A reduction of an expression ("ewreduce", blocks.h) is rendered
+ * from the same bytecode: the reduce template's passes over values computed as they are
+ * read (cuda/elementwise.ts, cuda/reduce.ts), in that template's order. Sources end
  * with a NUL byte, so a driver may hand them to nvrtcCreateProgram as they are.
  *
  * Compiling: plain NVRTC with -fmad=false (the arithmetic that must round once per op uses
@@ -25,7 +27,7 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { PREAMBLE } from "./cuda/preamble.ts";
-import { renderElementwise } from "./cuda/elementwise.ts";
+import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
 import { REDUCE, SCAN } from "./cuda/reduce.ts";
 import { SORT } from "./cuda/sort.ts";
 import { GATHER, INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./cuda/index.ts";
@@ -53,6 +55,11 @@ export function cudaElementwiseSource(expr: Expr, ninputs: number): string {
   return renderElementwise(encodeBytecode(expr, ninputs));
 }
 
+/** CUDA C source of an "ewreduce" program (a reduction of the expression's values), from its bytecode. */
+export function cudaElementwiseReduceSource(expr: Expr, ninputs: number): string {
+  return renderElementwiseReduce(encodeBytecode(expr, ninputs));
+}
+
 /** CUDA C source of a template kind. */
 export function cudaTemplateSource(name: string): string {
   const body = Object.hasOwn(CUDA_TEMPLATES, name) ? CUDA_TEMPLATES[name] : undefined;
@@ -62,4 +69,4 @@ export function cudaTemplateSource(name: string): string {
   return PREAMBLE + body;
 }
 
-export const cudaRenderer: Renderer = sourceRenderer("cuda", renderElementwise, cudaTemplateSource, true);
+export const cudaRenderer: Renderer = sourceRenderer("cuda", renderElementwise, cudaTemplateSource, true, renderElementwiseReduce);

@@ -14,7 +14,7 @@
 import type { Renderer } from "./launch.ts";
 import type { Expr } from "./ir.ts";
 import { runtime } from "../runtime/native.ts";
-import { CUDA_TEMPLATES, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "./cuda.ts";
+import { CUDA_TEMPLATES, cudaElementwiseReduceSource, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "./cuda.ts";
 import { cudaToHip } from "./hip/preamble.ts";
 import { HIP_ON_CUDA } from "./hip/cuda_compat.ts";
 
@@ -29,6 +29,11 @@ const fromBytes = (b: Uint8Array): string => decoder.decode(b[b.length - 1] === 
 /** HIP source of an elementwise program, from its expression (for tests and tools). */
 export function hipElementwiseSource(expr: Expr, ninputs: number): string {
   return cudaToHip(cudaElementwiseSource(expr, ninputs));
+}
+
+/** HIP source of an "ewreduce" program, from its expression (for tests and tools). */
+export function hipElementwiseReduceSource(expr: Expr, ninputs: number): string {
+  return cudaToHip(cudaElementwiseReduceSource(expr, ninputs));
 }
 
 /** HIP source of a template kind. */
@@ -63,6 +68,7 @@ function derived(prefix: string, wrap: (cuda: string) => string): Renderer {
   return {
     elementwise: (expr, ninputs) => convert(cudaRenderer.elementwise(expr, ninputs)),
     elementwiseLinear: (expr, ninputs, dtypes) => convert(cudaRenderer.elementwiseLinear!(expr, ninputs, dtypes)),
+    elementwiseReduce: (expr, ninputs) => convert(cudaRenderer.elementwiseReduce!(expr, ninputs)),
     template: (name) => convert(cudaRenderer.template(name)),
   };
 }

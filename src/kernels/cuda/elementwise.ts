@@ -8,6 +8,7 @@
  * Python modulo with an error on zero, NaN-propagating max/min, rint for round.
  */
 import { preambleFor } from "./preamble.ts";
+import { REDUCE_CORE } from "./reduce.ts";
 import { DTYPES } from "../../tensor/dtype.ts";
 
 const MAGIC = 0x50540001;
@@ -16,6 +17,7 @@ const F32 = 0, F64 = 1, I32 = 2, I64 = 3;
 const CTYPE = ["float", "double", "int", "pt_i64"];
 const SUFFIX = ["f32", "f64", "i32", "i64"];
 const UTYPE = ["", "", "pt_u32", "pt_u64"];
+const DT_OF = ["PT_F32", "PT_F64", "PT_I32", "PT_I64"]; // the dtype that holds a compute type's values unconverted
 
 /** Helpers only elementwise programs use (ew_ops.h's per-type ops). */
 const EW_HELPERS = String.raw`
@@ -165,14 +167,14 @@ static __device__ __forceinline__ pt_i64 pt_ipow(pt_i64 base, pt_i64 e) {
   return (pt_i64)result;
 }
 
-/* Whether the view whose strides start at slot k has its elements at offset + i for output
- * element i (row-major contiguous over the shape; size-1 dims may have any stride). */
-static __device__ __forceinline__ bool pt_ew_linear(const pt_params &p, int k, int rank) {
+/* Whether the view whose strides start at slot k has its elements at offset + i for element
+ * i of the shape at slot s (row-major contiguous; size-1 dims may have any stride). */
+static __device__ __forceinline__ bool pt_ew_linear(const pt_params &p, int s, int k, int rank) {
   pt_i64 dense = 1;
   bool ok = true;
 #pragma unroll
   for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-    const pt_i64 e = d < rank ? PT_A(1 + d) : 1;
+    const pt_i64 e = d < rank ? PT_A(s + d) : 1;
     if (e != 1) {
       ok = ok && PT_A(k + d) == dense;
       dense *= e;
@@ -279,20 +281,23 @@ struct alignas(16) pt_v4_8 { pt_u64 v[4]; };
 const UNROLL = 4;
 
 /**
- * The pt_main of an elementwise program, from its bytecode. Instruction lines are written
- * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
- * index) and `@q<v>` (view v's element offset).
+ * The bytecode as CUDA lines, for a block whose view 0 starts at slot `first` (the
+ * constants follow the views and their count). Lines are written with placeholders, placed
+ * per path by the caller: `@u` (the unit's suffix), `@i` (its element index) and `@q<v>`
+ * (view v's element offset). An integer error is reported with pt_fail, then `onError` runs
+ * (the kernel cannot go on computing that element). STORE is left to the caller: `value`
+ * is the register it stores.
  */
-export function renderElementwise(words: Int32Array, linear?: readonly number[]): string {
+function translate(words: Int32Array, first: number, onError: string) {
   if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
   const ninputs = words[1], ninstr = words[3];
   if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
   const nviews = ninputs + 1;
-  const constBase = 10 + nviews * 11 + 1; // slot of const[0]
+  const constBase = first + nviews * 11 + 1; // slot of const[0]
   if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than pt_params' ${MAX_ARGS} argument slots`);
   const hoisted: string[] = [];
   // LOADs read nothing but their view, so each unit's are issued first.
-  const loads: { T: string; name: string; expr: string }[] = [];
+  const loads: { T: string; name: string; expr: string; view: number; ct: number }[] = [];
   const body: string[] = [];
   const regs = new Map<number, Reg>();
   const read = (i: number, r: number, type: number): string => {
@@ -301,17 +306,17 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
     if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
     return reg.name;
   };
-  let stored = false;
+  let value: Reg | undefined;
   let slots = constBase; // the block's length: views, then the constants read
   for (let i = 0; i < ninstr; i++) {
     const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
-    if (stored) fail("STORE must be the last instruction");
+    if (value) fail("STORE must be the last instruction");
     if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
     const name = `t${i}@u`, T = CTYPE[ct], isFloat = ct === F32 || ct === F64;
     let expr: string, type = ct;
     if (op === 0) {
       if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
-      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})` });
+      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})`, view: a + 1, ct });
       regs.set(dst, { name, type });
       continue;
     } else if (op === 1) {
@@ -344,13 +349,13 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
         const U = UTYPE[ct];
         expr = `(${T})((${U})${x} ${["+", "-", "*"][op - 50]} (${U})${y})`;
       } else if (op === 53) {
-        body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 0, 0); return; }`);
+        body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 0, 0); ${onError} }`);
         expr = `pt_idiv(${x}, ${y})`;
       } else if (op === 54) {
-        if (!isFloat) body.push(`if (${y} < 0) { pt_fail(p.err, PT_KERR_INT_POW, @i, 0, 0); return; }`);
+        if (!isFloat) body.push(`if (${y} < 0) { pt_fail(p.err, PT_KERR_INT_POW, @i, 0, 0); ${onError} }`);
         expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
       } else if (op === 55) {
-        if (!isFloat) body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 1, 0); return; }`);
+        if (!isFloat) body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 1, 0); ${onError} }`);
         expr = isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
       } else {
         const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
@@ -360,8 +365,7 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
       expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
     } else if (op === 90) {
       if (i !== ninstr - 1) fail("STORE must be the last instruction");
-      body.push(`pt_ew_st_${SUFFIX[ct]}(b0, dt0, @q0, ${read(i, a, ct)});`);
-      stored = true;
+      value = { name: read(i, a, ct), type: ct };
       continue;
     } else {
       fail(`instruction ${i} has unknown op ${op}`);
@@ -369,12 +373,74 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
     body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
     regs.set(dst, { name, type });
   }
-  if (!stored) fail("the last instruction must be STORE");
+  if (!value) fail("the last instruction must be STORE");
+  return { ninputs, nviews, hoisted, loads, body, slots, value };
+}
 
+/** Lines with translate()'s placeholders placed: `u` the unit's suffix, `i` its index, q(v) view v's offset. */
+function place(lines: readonly string[], indent: string, u: string, i: string, q: (v: string) => string): string {
+  return lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
+}
+
+/**
+ * Strided views' coordinates: thread 0 copies the shape (at slot `shapeSlot`) and each
+ * view's strides (view v's VIEW at slot first + 11v) into shared memory, which keeps
+ * registers free for the expression. The caller synchronises before offsets() reads them.
+ */
+function sharedLayout(views: readonly number[], shapeSlot: number, first: number): string {
+  return `  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int d = 0; d < PT_MAX_RANK; d++) {
+      sh_shape[d] = d < rank ? PT_A(${shapeSlot} + d) : 1;
+${views.map((v) => `      sh_st[${v}][d] = PT_A(${first + 3 + 11 * v} + d);`).join("\n")}
+    }
+  }`;
+}
+
+/**
+ * Each view's buffer, dtype and offset as locals b<v>, dt<v>, o<v> (view v's VIEW at slot
+ * first + 11v), and whether all of them are row-major contiguous over the shape at slot
+ * shapeSlot (`linear`: element i of view v is then at o<v> + i, no coordinates needed).
+ */
+function viewLocals(views: readonly number[], shapeSlot: number, first: number): string {
+  const at = (v: number, k: number) => first + k + 11 * v;
+  return `${
+    views.map((v) =>
+      `  char *const b${v} = pt_buf(p, (int)p.a[${at(v, 0)}]);
+  const int dt${v} = (int)p.a[${at(v, 1)}];
+  const pt_i64 o${v} = PT_A(${at(v, 2)});`
+    ).join("\n")
+  }
+  /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
+  const bool linear = ${views.map((v) => `pt_ew_linear(p, ${shapeSlot}, ${at(v, 3)}, rank)`).join(" && ") || "true"};`;
+}
+
+/** The element offsets q<v> of row-major index i (under 2^31 elements, `small`, found in 32 bits). */
+function offsets(views: readonly number[], i: string, indent: string): string {
+  const each = (f: (v: number) => string) => views.map(f).join("\n");
+  return `if (small) {
+  pt_u32 r = (pt_u32)${i};
+  for (int d = rank - 1; d >= 0; d--) {
+    const pt_u32 e = (pt_u32)sh_shape[d], c = r % e;
+    r /= e;
+${each((v) => `    q${v} += (pt_i64)c * sh_st[${v}][d];`)}
+  }
+} else {
+  pt_i64 r = ${i};
+  for (int d = rank - 1; d >= 0; d--) {
+    const pt_i64 c = r % sh_shape[d];
+    r /= sh_shape[d];
+${each((v) => `    q${v} += c * sh_st[${v}][d];`)}
+  }
+}`.split("\n").map((l) => indent + l).join("\n");
+}
+
+/** The pt_main of an elementwise program, from its bytecode. */
+export function renderElementwise(words: Int32Array, linear?: readonly number[]): string {
+  const { nviews, hoisted, loads, slots, value, body: lines } = translate(words, 10, "return;");
+  const body = [...lines, `pt_ew_st_${SUFFIX[value.type]}(b0, dt0, @q0, ${value.name});`];
   const views = Array.from({ length: nviews }, (_, v) => v);
   const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
-  const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string) =>
-    lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
   // The contiguous path: UNROLL elements a step, every unit's loads before any unit's stores
   // (the CPU also loads a whole block before storing it).
   const units = Array.from({ length: UNROLL }, (_, u) => u);
@@ -449,15 +515,7 @@ extern "C" __global__ void pt_main(const pt_params p) {
   pt_i64 n = 1;
 #pragma unroll
   for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(1 + d) : 1;
-${
-    each((v) =>
-      `  char *const b${v} = pt_buf(p, (int)p.a[${10 + 11 * v}]);
-  const int dt${v} = (int)p.a[${11 + 11 * v}];
-  const pt_i64 o${v} = PT_A(${12 + 11 * v});`
-    )
-  }
-  /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
-  const bool linear = ${each((v) => `pt_ew_linear(p, ${13 + 11 * v}, rank)`, " && ")};
+${viewLocals(views, 1, 10)}
 ${hoisted.join("\n")}
   if (linear) {
 ${loop()}
@@ -465,34 +523,128 @@ ${loop()}
   }
   /* Strided views: shape and strides are kept in shared memory (registers stay free for
    * the expression); under 2^31 elements the coordinates are found in 32 bits. */
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int d = 0; d < PT_MAX_RANK; d++) {
-      sh_shape[d] = d < rank ? PT_A(1 + d) : 1;
-${each((v) => `      sh_st[${v}][d] = PT_A(${13 + 11 * v} + d);`)}
-    }
-  }
+${sharedLayout(views, 1, 10)}
   __syncthreads();
   const bool small = n <= 0x7fffffff;
   for (pt_i64 i = PT_FIRST; i < n; i += PT_STEP) {
     pt_i64 ${each((v) => `q${v} = o${v}`, ", ")};
-    if (small) {
-      pt_u32 r = (pt_u32)i;
-      for (int d = rank - 1; d >= 0; d--) {
-        const pt_u32 e = (pt_u32)sh_shape[d], c = r % e;
-        r /= e;
-${each((v) => `        q${v} += (pt_i64)c * sh_st[${v}][d];`)}
-      }
-    } else {
-      pt_i64 r = i;
-      for (int d = rank - 1; d >= 0; d--) {
-        const pt_i64 c = r % sh_shape[d];
-        r /= sh_shape[d];
-${each((v) => `        q${v} += c * sh_st[${v}][d];`)}
-      }
-    }
+${offsets(views, "i", "    ")}
 ${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
 ${place(body, "    ", "", "i", (v) => `q${v}`)}
+  }
+}
+`;
+}
+
+/**
+ * The pt_main of an "ewreduce" program (blocks.h), from the same bytecode as the ew program:
+ * the reduce template's passes (REDUCE_CORE) read E's values from `value`, the ew program's
+ * instructions up to its STORE, evaluated at E's element index i. pt_fn_row walks them in
+ * the reduce template's order over the materialized E (one inner dim of stride 1, rows
+ * rowlen apart), so a fused reduction gives the unfused one's bits.
+ */
+export function renderElementwiseReduce(words: Int32Array): string {
+  const { ninputs, nviews, hoisted, loads, body, slots, value } = translate(words, 15, "return 0;");
+  const inputs = Array.from({ length: ninputs }, (_, v) => v + 1);
+  const T = CTYPE[value.type], DT = DT_OF[value.type];
+  const each = (f: (v: number) => string, sep = "\n") => inputs.map(f).join(sep);
+  // Coordinates cost a division per dim: the reduction's unrolled loops hold many copies of
+  // the expression, so they are found out of line, and only for rows that need them.
+  const coords = ninputs === 0 ? "" : `
+/* The inputs' offsets (less their views' offsets) of E's element i, from its coordinates. */
+typedef struct {
+  pt_i64 q[${ninputs}];
+} pt_ew_offsets;
+static __device__ __noinline__ pt_ew_offsets pt_ew_coords(pt_i64 i, int rank, bool small) {
+  pt_i64 ${each((v) => `q${v} = 0`, ", ")};
+${offsets(inputs, "i", "  ")}
+  const pt_ew_offsets r = {{${each((v) => `q${v}`, ", ")}}};
+  return r;
+}
+`;
+  // Sets name<v> to view v's offset of element i, from its coordinates.
+  const at = (i: string, name: string, indent: string) =>
+    [`const pt_ew_offsets c = pt_ew_coords(${i}, rank, small);`, ...inputs.map((v) => `${name}${v} = o${v} + c.q[${v - 1}];`)]
+      .map((l) => indent + l).join("\n");
+  // A thread reads the inputs of several elements before it computes any (the ew program's
+  // loads-first order): about 16 registers of loaded values, like the reduce template's four
+  // 16-byte vectors, in U vectors of E elements (or U * E positions) a step.
+  const E = value.type === F32 || value.type === I32 ? 4 : 2;
+  const loadRegs = loads.reduce((r, l) => r + (l.T === "double" || l.T === "pt_i64" ? 2 : 1), 0);
+  const U = Math.max(1, Math.min(4, Math.floor(16 / Math.max(1, loadRegs) / E)));
+  const usesIndex = body.some((l) => l.includes("@i"));
+  // An input of its compute type's own dtype (the usual case) is read without the dtype
+  // switch: a reduction over a few bytes an element is bound by instructions, not memory.
+  const native = (l: { T: string; expr: string; view: number; ct: number }) =>
+    `dt${l.view} == ${DT_OF[l.ct]} ? ((const ${l.T} *)b${l.view})[@q${l.view}] : ${l.expr}`;
+  return `${preambleFor(slots)}${EW_HELPERS}${REDUCE_CORE}
+/* Shape and strides for coordinates (sh_st[v]: view v's), at file scope for pt_ew_coords. */
+__shared__ pt_i64 sh_shape[PT_MAX_RANK], sh_st[${nviews}][PT_MAX_RANK];
+${coords}
+/* ewreduce [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x
+ * (nviews - 1), nconst, const x nconst]; ROW launch over the rows. Row r is E's elements
+ * start + r * rowlen, ... (E: the ew program's values over the shape, of ${T}); its result
+ * goes to OUT at offset + r * OUT's stride 0. The launch bound is the reduce template's. */
+extern "C" __global__ void __launch_bounds__(PT_BLOCK, 3) pt_main(const pt_params p);
+extern "C" __global__ void pt_main(const pt_params p) {
+  __shared__ pt_acc sh[PT_BLOCK];
+  const int op = (int)p.a[0];
+  const double ddof = p.a[1];
+  const int rank = (int)p.a[2];
+  pt_i64 numel = 1;
+#pragma unroll
+  for (int d = 0; d < PT_MAX_RANK; d++) numel *= d < rank ? PT_A(3 + d) : 1;
+  const pt_i64 start = PT_A(11), rows = PT_A(12), n = PT_A(13);
+  const pt_view out = pt_view_at(p, 15);
+${viewLocals(inputs, 3, 15)}
+${hoisted.map((l) => `${l}\n`).join("")}${sharedLayout(inputs, 3, 15)}
+  __syncthreads();
+  const bool small = numel <= 0x7fffffff;
+  /* A row from element base that lies within the last dim (any row, for linear views) has
+   * its element i at r<v> + (i - base) * s<v> in view v (affine): no coordinates. */
+  pt_i64 base = 0${each((v) => `, r${v} = 0, s${v} = 0`, "")};
+  bool affine = true;
+  /* E's element i in two steps: load reads its inputs (the ew program's LOADs), value runs
+   * the instructions after them up to the STORE. An integer error makes the value 0 (the
+   * reduction runs on; the launch reports it). */
+  struct pt_ew_in {
+    pt_i64 i;
+${place(loads.map((l) => `${l.T} ${l.name};`), "    ", "", "", () => "")}
+  };
+  const auto load = [&](pt_i64 i) -> pt_ew_in {
+${
+    ninputs === 0 ? "" : `    pt_i64 ${each((v) => `q${v}`, ", ")};
+    if (affine) {
+${each((v) => `      q${v} = r${v} + (i - base) * s${v};`)}
+    } else {
+${at("i", "q", "      ")}
+    }
+`
+  }    pt_ew_in x;
+    x.i = i;
+${place(loads.map((l) => `x.${l.name} = ${native(l)};`), "    ", "", "i", (v) => `q${v}`)}
+    return x;
+  };
+  const auto value = [&](const pt_ew_in &x) -> ${T} {
+${usesIndex ? "    const pt_i64 i = x.i;\n" : ""}${
+    place([...loads.map((l) => `const ${l.T} ${l.name} = x.${l.name};`), ...body, `return ${value.name};`], "    ", "", "i", () => "")
+  }
+  };
+  const bool fl = ${value.type <= F64} || op == R_VAR || op == R_STD;
+  const int kind = pt_kind_of(op, 1);
+  const bool fast = ${value.type <= F64 ? "kind == K_SUM" : "false"}; /* see pt_fast of a pt_fn_row */
+  for (pt_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+    base = start + row * n;
+${
+    ninputs === 0 ? "" : `    const pt_i64 last = rank > 0 ? sh_shape[rank - 1] : 1;
+    affine = linear || n <= 1 || base % last + n <= last;
+    if (affine) {
+${at("base", "r", "      ")}
+${each((v) => `      s${v} = linear || rank == 0 ? 1 : sh_st[${v}][rank - 1];`)}
+    }
+`
+  }    const pt_fn_row<${DT}, ${T}, pt_ew_in, decltype(load), decltype(value), ${U}> src = {load, value, base};
+    pt_reduce_row(p, src, op, ddof, kind, fl, fast, n, out, out.off + row * out.st[0], sh);
   }
 }
 `;

@@ -34,11 +34,16 @@ static __device__ __forceinline__ pt_i64 pt_row_offset(const pt_params &p, pt_i6
  * the position, and the fold breaks ties by the lower position (first occurrence); the
  * first NaN wins for both. Sum, mean, any, all and count over unit-stride rows take the
  * vectorised pt_fast_row instead (another fixed order: same results up to float rounding).
+ *
+ * The passes read a row through an element source (a struct with the calls they make), so
+ * the same order serves two kinds: the VIEW of the reduce template (pt_view_row,
+ * pt_mem_row) and ewreduce's expression values (pt_fn_row, computed where they are read:
+ * src/kernels/cuda/elementwise.ts), whose results are then the reduce template's over the
+ * materialized expression, bit for bit. REDUCE_CORE is what both kernels share.
  */
-export const REDUCE = String.raw`
+export const REDUCE_CORE = String.raw`
 enum { R_SUM, R_PROD, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_ANY, R_ALL, R_MEAN, R_VAR, R_STD, R_COUNT };
 enum { K_SUM, K_SQDEV, K_PROD, K_MAX, K_MIN, K_ARGMAX, K_ARGMIN, K_COUNT };
-${ROW_OFFSET}
 /* f: float value; i: int value or nonzero count; idx: arg position (-1: none yet); nan: a
  * float max/min saw a NaN. */
 typedef struct {
@@ -125,37 +130,57 @@ static __device__ __forceinline__ void pt_acc_merge(pt_acc &a, const pt_acc &b, 
   }
 }
 
-/* One pass over a row: inner position k is at element io + offset(k) of the input. The
- * inner dims were coalesced so that, usually, only the last one is longer than 1. */
-static __device__ __forceinline__ pt_acc pt_reduce_pass(const pt_view &in, int kind, bool fl, pt_i64 io, pt_i64 n, int irank,
-                                                      const pt_i64 *ishape, const pt_i64 *istr, bool flat, double mean,
-                                                      pt_acc *sh) {
+/* A row of a VIEW, for pt_reduce_pass: inner position k is element at(k) = io + offset(k);
+ * a value is read in two steps, load_f (load_i) then f (i), which for a VIEW are the load
+ * and nothing (an expression computes in its second step: pt_fn_row). P positions a step
+ * have their loads issued first. The inner dims were coalesced so that, usually, only the
+ * last one is longer than 1 (flat). */
+struct pt_view_row {
+  enum { P = 4 };
+  typedef double fitem;
+  typedef pt_i64 iitem;
+  const char *b;
+  int dt;
+  pt_i64 io;
+  const pt_i64 *ishape, *istr;
+  bool flat;
+  __device__ __forceinline__ pt_i64 at(pt_i64 k) const {
+    return io + (flat ? k * istr[PT_MAX_RANK - 1] : pt_offset_of(k, PT_MAX_RANK, ishape, istr));
+  }
+  __device__ __forceinline__ double load_f(pt_i64 e) const { return pt_ld_f64(b, dt, e); }
+  __device__ __forceinline__ pt_i64 load_i(pt_i64 e) const { return pt_ld_i64(b, dt, e); }
+  static __device__ __forceinline__ double f(double x) { return x; }
+  static __device__ __forceinline__ pt_i64 i(pt_i64 x) { return x; }
+};
+
+/* One pass over a row of n positions, each thread's in increasing order whatever S::P. */
+template <class S>
+static __device__ __forceinline__ pt_acc pt_reduce_pass(const S &src, int kind, bool fl, pt_i64 n, double mean, pt_acc *sh) {
   const int tid = threadIdx.x;
   pt_acc s;
   pt_acc_init(s, kind);
   pt_i64 k = tid;
-  if (flat) { /* 4 positions a step with their loads first, to keep more reads in flight */
-    const pt_i64 st = istr[PT_MAX_RANK - 1];
-    for (; k + 3 * PT_BLOCK < n; k += 4 * PT_BLOCK) {
+  if (src.flat) { /* P positions a step with their loads first, to keep more reads in flight */
+    for (; k + (S::P - 1) * PT_BLOCK < n; k += S::P * PT_BLOCK) {
       if (fl) {
-        double x[4];
+        typename S::fitem x[S::P];
 #pragma unroll
-        for (int u = 0; u < 4; u++) x[u] = pt_ld_f64(in.b, in.dt, io + (k + u * PT_BLOCK) * st);
+        for (int u = 0; u < S::P; u++) x[u] = src.load_f(src.at(k + u * PT_BLOCK));
 #pragma unroll
-        for (int u = 0; u < 4; u++) pt_acc_add_f(s, kind, x[u], k + u * PT_BLOCK, mean);
+        for (int u = 0; u < S::P; u++) pt_acc_add_f(s, kind, src.f(x[u]), k + u * PT_BLOCK, mean);
       } else {
-        pt_i64 x[4];
+        typename S::iitem x[S::P];
 #pragma unroll
-        for (int u = 0; u < 4; u++) x[u] = pt_ld_i64(in.b, in.dt, io + (k + u * PT_BLOCK) * st);
+        for (int u = 0; u < S::P; u++) x[u] = src.load_i(src.at(k + u * PT_BLOCK));
 #pragma unroll
-        for (int u = 0; u < 4; u++) pt_acc_add_i(s, kind, x[u], k + u * PT_BLOCK);
+        for (int u = 0; u < S::P; u++) pt_acc_add_i(s, kind, src.i(x[u]), k + u * PT_BLOCK);
       }
     }
   }
   for (; k < n; k += PT_BLOCK) {
-    const pt_i64 off = io + (flat ? k * istr[PT_MAX_RANK - 1] : pt_offset_of(k, irank, ishape, istr));
-    if (fl) pt_acc_add_f(s, kind, pt_ld_f64(in.b, in.dt, off), k, mean);
-    else pt_acc_add_i(s, kind, pt_ld_i64(in.b, in.dt, off), k);
+    const pt_i64 e = src.at(k);
+    if (fl) pt_acc_add_f(s, kind, src.f(src.load_f(e)), k, mean);
+    else pt_acc_add_i(s, kind, src.i(src.load_i(e)), k);
   }
   sh[tid] = s;
   __syncthreads();
@@ -206,31 +231,45 @@ template <int DT, int KIND> static __device__ __forceinline__ void pt_fast_add(p
   }
 }
 
-template <int DT, int KIND> static __device__ pt_acc pt_fast_row(const char *row, pt_i64 n, pt_acc *sh) {
+/* A contiguous row of DT in memory, for pt_fast_row: its address decides the head, raw(i)
+ * is element i's bits, vectors(head)[k] the k-th 16-byte vector after the head and
+ * elem(v, e) its element e's bits; U vectors a step have their loads issued first. */
+template <int D> struct pt_mem_row {
+  enum { DT = D, U = 4 };
+  typedef pt_v16 vec;
+  const char *row;
+  __device__ __forceinline__ pt_u64 addr() const { return (pt_u64)row; }
+  __device__ __forceinline__ pt_u64 raw(pt_i64 i) const { return pt_raw_at<D>(row, i); }
+  __device__ __forceinline__ const pt_v16 *vectors(pt_i64 head) const { return (const pt_v16 *)(row + head * pt_dtype_size(D)); }
+  static __device__ __forceinline__ pt_u64 elem(const pt_v16 &v, int e) { return pt_v16_elem<D>(v, e); }
+};
+
+template <int KIND, class S> static __device__ pt_acc pt_fast_row(const S &src, pt_i64 n, pt_acc *sh) {
+  const int DT = S::DT;
   const int E = DT == PT_F64 || DT == PT_I64 ? 2 : DT == PT_F32 || DT == PT_I32 ? 4 : DT == PT_F16 || DT == PT_BF16 ? 8 : 16;
   const int tid = threadIdx.x;
   pt_acc s;
   pt_acc_init(s, KIND);
-  pt_i64 head = (pt_i64)((16 - ((pt_u64)row & 15)) & 15) / (16 / E);
+  pt_i64 head = (pt_i64)((16 - (src.addr() & 15)) & 15) / (16 / E);
   if (head > n) head = n;
   const pt_i64 nv = (n - head) / E, rest = head + nv * E;
-  const pt_v16 *v = (const pt_v16 *)(row + head * (16 / E));
-  if (tid < head) pt_fast_add<DT, KIND>(s, pt_raw_at<DT>(row, tid));
-  if (rest + tid < n) pt_fast_add<DT, KIND>(s, pt_raw_at<DT>(row, rest + tid)); /* fewer than E < 256 */
+  const auto v = src.vectors(head);
+  if (tid < head) pt_fast_add<DT, KIND>(s, src.raw(tid));
+  if (rest + tid < n) pt_fast_add<DT, KIND>(s, src.raw(rest + tid)); /* fewer than E < 256 */
   pt_i64 k = tid;
-  for (; k + 3 * PT_BLOCK < nv; k += 4 * PT_BLOCK) {
-    pt_v16 x[4];
+  for (; k + (S::U - 1) * PT_BLOCK < nv; k += S::U * PT_BLOCK) {
+    typename S::vec x[S::U];
 #pragma unroll
-    for (int u = 0; u < 4; u++) x[u] = v[k + u * PT_BLOCK];
+    for (int u = 0; u < S::U; u++) x[u] = v[k + u * PT_BLOCK];
 #pragma unroll
-    for (int u = 0; u < 4; u++)
+    for (int u = 0; u < S::U; u++)
 #pragma unroll
-      for (int e = 0; e < E; e++) pt_fast_add<DT, KIND>(s, pt_v16_elem<DT>(x[u], e));
+      for (int e = 0; e < E; e++) pt_fast_add<DT, KIND>(s, src.elem(x[u], e));
   }
   for (; k < nv; k += PT_BLOCK) {
-    const pt_v16 x = v[k];
+    const typename S::vec x = v[k];
 #pragma unroll
-    for (int e = 0; e < E; e++) pt_fast_add<DT, KIND>(s, pt_v16_elem<DT>(x, e));
+    for (int e = 0; e < E; e++) pt_fast_add<DT, KIND>(s, src.elem(x, e));
   }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
@@ -245,20 +284,125 @@ template <int DT, int KIND> static __device__ pt_acc pt_fast_row(const char *row
   return r;
 }
 
-/* The fast row of in.dt, for K_SUM and K_COUNT only. */
+/* The fast row of a VIEW's dtype, for K_SUM and K_COUNT only. */
 template <int KIND> static __device__ pt_acc pt_fast_dt(int dt, const char *row, pt_i64 n, pt_acc *sh) {
   switch (dt) {
-  case PT_F32: return pt_fast_row<PT_F32, KIND>(row, n, sh);
-  case PT_F16: return pt_fast_row<PT_F16, KIND>(row, n, sh);
-  case PT_BF16: return pt_fast_row<PT_BF16, KIND>(row, n, sh);
-  case PT_F64: return pt_fast_row<PT_F64, KIND>(row, n, sh);
-  case PT_I32: return pt_fast_row<PT_I32, KIND>(row, n, sh);
-  case PT_I64: return pt_fast_row<PT_I64, KIND>(row, n, sh);
-  case PT_U8: return pt_fast_row<PT_U8, KIND>(row, n, sh);
-  default: return pt_fast_row<PT_BOOL, KIND>(row, n, sh);
+  case PT_F32: return pt_fast_row<KIND>(pt_mem_row<PT_F32>{row}, n, sh);
+  case PT_F16: return pt_fast_row<KIND>(pt_mem_row<PT_F16>{row}, n, sh);
+  case PT_BF16: return pt_fast_row<KIND>(pt_mem_row<PT_BF16>{row}, n, sh);
+  case PT_F64: return pt_fast_row<KIND>(pt_mem_row<PT_F64>{row}, n, sh);
+  case PT_I32: return pt_fast_row<KIND>(pt_mem_row<PT_I32>{row}, n, sh);
+  case PT_I64: return pt_fast_row<KIND>(pt_mem_row<PT_I64>{row}, n, sh);
+  case PT_U8: return pt_fast_row<KIND>(pt_mem_row<PT_U8>{row}, n, sh);
+  default: return pt_fast_row<KIND>(pt_mem_row<PT_BOOL>{row}, n, sh);
   }
 }
+static __device__ __forceinline__ pt_acc pt_fast(const pt_view_row &src, int kind, pt_i64 n, pt_acc *sh) {
+  const char *row = src.b + src.io * pt_dtype_size(src.dt);
+  return kind == K_SUM ? pt_fast_dt<K_SUM>(src.dt, row, n, sh) : pt_fast_dt<K_COUNT>(src.dt, row, n, sh);
+}
 
+/* Element i of E as the reduce template loads it (pt_ld_f64, pt_ld_i64; raw: its bits). */
+static __device__ __forceinline__ pt_u64 pt_bits_of(float v) { return __float_as_uint(v); }
+static __device__ __forceinline__ pt_u64 pt_bits_of(double v) { return (pt_u64)__double_as_longlong(v); }
+static __device__ __forceinline__ pt_u64 pt_bits_of(int v) { return (pt_u32)v; }
+static __device__ __forceinline__ pt_u64 pt_bits_of(pt_i64 v) { return (pt_u64)v; }
+static __device__ __forceinline__ pt_i64 pt_as_i64(float v) { return pt_f2i64((double)v); }
+static __device__ __forceinline__ pt_i64 pt_as_i64(double v) { return pt_f2i64(v); }
+static __device__ __forceinline__ pt_i64 pt_as_i64(int v) { return v; }
+static __device__ __forceinline__ pt_i64 pt_as_i64(pt_i64 v) { return v; }
+
+/* ewreduce's row: E's elements base, base + 1, ... where E's element e, a T of dtype D, is
+ * value(load(e)): load issues the reads of the expression's inputs (an In), value computes
+ * the rest, so U vectors (P positions) a step read all their inputs before computing. For
+ * pt_fast_row, E's buffer would start 256-byte aligned: element e's address is e * sizeof(T)
+ * modulo 16, and a "vector" is the next 16 bytes' worth of elements, as loaded inputs. */
+template <int D, class T, class In, class L, class V, int U_> struct pt_fn_row {
+  enum { DT = D, E = 16 / sizeof(T), U = U_, P = U_ * E, flat = 1 };
+  typedef In fitem;
+  typedef In iitem;
+  struct vec {
+    In v[E];
+  };
+  struct vecs { /* the vectors from element first on */
+    const L &load;
+    pt_i64 first;
+    __device__ __forceinline__ vec operator[](pt_i64 k) const {
+      vec x;
+#pragma unroll
+      for (int e = 0; e < E; e++) x.v[e] = load(first + k * E + e);
+      return x;
+    }
+  };
+  const L &load;
+  const V &value;
+  pt_i64 base;
+  __device__ __forceinline__ pt_i64 at(pt_i64 k) const { return base + k; }
+  __device__ __forceinline__ In load_f(pt_i64 e) const { return load(e); }
+  __device__ __forceinline__ In load_i(pt_i64 e) const { return load(e); }
+  __device__ __forceinline__ double f(const In &x) const { return (double)value(x); }
+  __device__ __forceinline__ pt_i64 i(const In &x) const { return pt_as_i64(value(x)); }
+  __device__ __forceinline__ pt_u64 addr() const { return (pt_u64)base * sizeof(T); }
+  __device__ __forceinline__ pt_u64 raw(pt_i64 i) const { return pt_bits_of(value(load(base + i))); }
+  __device__ __forceinline__ vecs vectors(pt_i64 head) const { return vecs{load, base + head}; }
+  __device__ __forceinline__ pt_u64 elem(const vec &x, int e) const { return pt_bits_of(value(x.v[e])); }
+};
+/* Float sums only: counts, and sums of integers (which wrap), are exact in any order, so
+ * those rows take pt_reduce_pass, with one expression copy fewer to compile per loop. */
+template <int D, class T, class In, class L, class V, int U>
+static __device__ __forceinline__ pt_acc pt_fast(const pt_fn_row<D, T, In, L, V, U> &src, int, pt_i64 n, pt_acc *sh) {
+  return pt_fast_row<K_SUM>(src, n, sh);
+}
+
+/* One row of op: n positions read from src, the result stored at element oo of out by
+ * thread 0. kind is pt_kind_of(op, 1); fast: the row takes pt_fast_row (kind K_SUM or
+ * K_COUNT, a contiguous row of aligned elements). */
+template <class S>
+static __device__ __forceinline__ void pt_reduce_row(const pt_params &p, const S &src, int op, double ddof, int kind, bool fl,
+                                                     bool fast, pt_i64 n, const pt_view &out, pt_i64 oo, pt_acc *sh) {
+  if (n == 0) { /* the op's identity; max/min/argmax/argmin have none */
+    if (threadIdx.x == 0) {
+      if (op >= R_MAX && op <= R_ARGMIN) pt_fail(p.err, PT_KERR_COUNT, 1, 0, 0);
+      else if (op == R_PROD || op == R_ALL) pt_st_i64(out.b, out.dt, oo, 1);
+      else if (op == R_MEAN || op == R_VAR || op == R_STD) pt_st_f64(out.b, out.dt, oo, PT_NAN);
+      else pt_st_i64(out.b, out.dt, oo, 0);
+    }
+    return;
+  }
+  double mean = 0;
+  pt_acc s;
+  if (fast) s = pt_fast(src, kind, n, sh);
+  else {
+    if (op == R_VAR || op == R_STD) mean = pt_reduce_pass(src, K_SUM, fl, n, 0, sh).f / (double)n;
+    s = pt_reduce_pass(src, kind, fl, n, mean, sh);
+  }
+  if (threadIdx.x != 0) return;
+  switch (op) {
+  case R_SUM: case R_PROD:
+    if (fl) pt_st_f64(out.b, out.dt, oo, s.f);
+    else pt_st_i64(out.b, out.dt, oo, s.i);
+    break;
+  case R_MAX: case R_MIN:
+    if (fl) pt_st_f64(out.b, out.dt, oo, s.nan ? PT_NAN : s.f);
+    else pt_st_i64(out.b, out.dt, oo, s.i);
+    break;
+  case R_ARGMAX: case R_ARGMIN: pt_st_i64(out.b, out.dt, oo, s.idx); break;
+  case R_ANY: pt_st_i64(out.b, out.dt, oo, s.i > 0); break;
+  case R_ALL: pt_st_i64(out.b, out.dt, oo, s.i == n); break;
+  case R_COUNT: pt_st_i64(out.b, out.dt, oo, s.i); break;
+  case R_MEAN: pt_st_f64(out.b, out.dt, oo, (fl ? s.f : (double)s.i) / (double)n); break;
+  default: { /* var, std: a divisor below zero is clamped to zero, as NumPy and PyTorch do */
+    const double div = (double)n - ddof, v = s.f / (div > 0 ? div : 0.0);
+    pt_st_f64(out.b, out.dt, oo, op == R_STD ? pt_sqrt(v) : v);
+  }
+  }
+}
+`;
+
+/**
+ * The reduce template: REDUCE_CORE over a VIEW.
+ */
+export const REDUCE = REDUCE_CORE + ROW_OFFSET + String.raw`
 /* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
  *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs.
  * The inner shape and strides live in shared memory and outer offsets are read from the
@@ -321,44 +465,8 @@ extern "C" __global__ void pt_main(const pt_params p) {
                     ((pt_u64)in.b % pt_dtype_size(in.dt)) == 0;
   for (pt_i64 row = blockIdx.x; row < onum; row += gridDim.x) {
     const pt_i64 io = pt_row_offset(p, row, orank, 3, 20), oo = pt_row_offset(p, row, orank, 3, 39);
-    if (n == 0) { /* the op's identity; max/min/argmax/argmin have none */
-      if (tid == 0) {
-        if (op >= R_MAX && op <= R_ARGMIN) pt_fail(p.err, PT_KERR_COUNT, 1, 0, 0);
-        else if (op == R_PROD || op == R_ALL) pt_st_i64(out.b, out.dt, oo, 1);
-        else if (op == R_MEAN || op == R_VAR || op == R_STD) pt_st_f64(out.b, out.dt, oo, PT_NAN);
-        else pt_st_i64(out.b, out.dt, oo, 0);
-      }
-      continue;
-    }
-    double mean = 0;
-    pt_acc s;
-    if (fast) {
-      const char *row = in.b + io * pt_dtype_size(in.dt);
-      s = kind == K_SUM ? pt_fast_dt<K_SUM>(in.dt, row, n, sh) : pt_fast_dt<K_COUNT>(in.dt, row, n, sh);
-    } else {
-      if (op == R_VAR || op == R_STD) mean = pt_reduce_pass(in, K_SUM, fl, io, n, PT_MAX_RANK, ishape, istr, flat, 0, sh).f / (double)n;
-      s = pt_reduce_pass(in, kind, fl, io, n, PT_MAX_RANK, ishape, istr, flat, mean, sh);
-    }
-    if (tid != 0) continue;
-    switch (op) {
-    case R_SUM: case R_PROD:
-      if (fl) pt_st_f64(out.b, out.dt, oo, s.f);
-      else pt_st_i64(out.b, out.dt, oo, s.i);
-      break;
-    case R_MAX: case R_MIN:
-      if (fl) pt_st_f64(out.b, out.dt, oo, s.nan ? PT_NAN : s.f);
-      else pt_st_i64(out.b, out.dt, oo, s.i);
-      break;
-    case R_ARGMAX: case R_ARGMIN: pt_st_i64(out.b, out.dt, oo, s.idx); break;
-    case R_ANY: pt_st_i64(out.b, out.dt, oo, s.i > 0); break;
-    case R_ALL: pt_st_i64(out.b, out.dt, oo, s.i == n); break;
-    case R_COUNT: pt_st_i64(out.b, out.dt, oo, s.i); break;
-    case R_MEAN: pt_st_f64(out.b, out.dt, oo, (fl ? s.f : (double)s.i) / (double)n); break;
-    default: { /* var, std: a divisor below zero is clamped to zero, as NumPy and PyTorch do */
-      const double div = (double)n - ddof, v = s.f / (div > 0 ? div : 0.0);
-      pt_st_f64(out.b, out.dt, oo, op == R_STD ? pt_sqrt(v) : v);
-    }
-    }
+    const pt_view_row src = {in.b, in.dt, io, ishape, istr, flat};
+    pt_reduce_row(p, src, op, ddof, kind, fl, fast, n, out, oo, sh);
   }
 }
 `;
