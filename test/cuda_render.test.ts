@@ -169,7 +169,7 @@ const SHIM = String.raw`
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
+#define PT_NOINLINE __attribute__((noinline))
 #define __shared__ static
 #define __launch_bounds__(...)
 struct pt_dim3 { unsigned x, y, z; };
@@ -310,6 +310,21 @@ int main() {
   assert.equal(run.status, 0, `${name} exited with ${run.status}`);
   return new Uint8Array(run.stdout);
 }
+
+test("cuda: an ewreduce program rendered for one op is the every-op program with that op fixed, keyed by op", () => {
+  const expr = binary("mul", load(0, "float32"), load(1, "float32"), "float32");
+  const generic = cudaElementwiseReduceSource(expr, 2);
+  const line = "const int op = (int)p.a[0];";
+  assert.equal(generic.split(line).length, 2, "the every-op program reads its op once, from the block");
+  const keys = new Set<string>();
+  for (let op = 0; op < 12; op++) {
+    const prog = cudaRenderer.elementwiseReduce!(expr, 2, op);
+    const src = new TextDecoder().decode(prog.source).replace(/\0$/, "");
+    assert.equal(src, generic.replace(line, `const int op = ${op} /* rendered for this op alone */;`), `op ${op}`);
+    keys.add(prog.key);
+  }
+  assert.equal(keys.size, 12, "one program per op");
+});
 
 test("cuda: a linear-layout program computes what the general program computes (both run as C++ on the CPU)", () => {
   if (!hasGxx()) {
@@ -533,7 +548,7 @@ test("cuda: an ewreduce program gives the reduce template's bits on the material
       ? F64 // the accumulator's double, every bit of it
       : I64;
   const unit: string[] = [
-    "#define __noinline__ __attribute__((noinline))",
+    "#define PT_NOINLINE __attribute__((noinline))",
     '#include "shim.h"',
     `namespace red {\n#define pt_main pt_main_red\n${cudaTemplateSource("reduce")}\n#undef pt_main\n}`,
     "#undef PT_CUDA_MAX_SLOTS",
@@ -549,7 +564,7 @@ test("cuda: an ewreduce program gives the reduce template's bits on the material
       unit.push(`namespace ew${k} {\n#define pt_main pt_main_ew${k}\n${cudaElementwiseSource(c.expr, c.inputs.length)}\n#undef pt_main\n}`);
       unit.push(
         `namespace er${k} {\n#define pt_main pt_main_er${k}\n${
-          decode(cudaRenderer.elementwiseReduce!(c.expr, c.inputs.length).source).replace(/\0$/, "")
+          cudaElementwiseReduceSource(c.expr, c.inputs.length) // the program for every op (the block's)
         }\n#undef pt_main\n}`,
       );
       c.inputs.forEach((inp, v) => writeFileSync(join(dir, `in${k}_${v}.bin`), inp.bytes));

@@ -265,7 +265,7 @@ test("glsl: linear-layout keys differ from the general key and between dtype lis
 // ---- ewreduce: reduce's body over an expression's values, from the same bytecode ----
 
 function ewReduceSource(expr: Expr, ninputs: number): string {
-  return decode(glslRenderer.elementwiseReduce!(expr, ninputs).source).replace(/\0$/, "");
+  return decode(glslRenderer.elementwiseReduce!(expr, ninputs, 0).source).replace(/\0$/, "");
 }
 
 /** ewreduce programs: one per compute type of the value, and the integer ops that can fail. */
@@ -283,11 +283,11 @@ function ewReduceCases(): [string, Expr, number][] {
 test("glsl: ewreduce programs run reduce's body over the expression's values", () => {
   assert.ok(glslRenderer.elementwiseReduce, "the glsl renderer fuses reductions");
   const expr = ewReduceCases()[0][1];
-  const prog = glslRenderer.elementwiseReduce!(expr, 2);
+  const prog = glslRenderer.elementwiseReduce!(expr, 2, 0);
   assert.equal(prog.kind, "ewreduce");
   assert.ok(prog.key.startsWith("glsl:R:"), prog.key);
   assert.equal(prog.key.slice("glsl:R".length), glslRenderer.elementwise(expr, 2).key.slice("glsl".length), "keyed by the bytecode");
-  assert.equal(glslRenderer.elementwiseReduce!(expr, 2), prog, "rendered once per key");
+  assert.equal(glslRenderer.elementwiseReduce!(expr, 2, 0), prog, "rendered once per key");
   assert.equal(prog.source[prog.source.length - 1], 0, "ends with a NUL byte");
   const reduce = glslTemplateSource("reduce");
   const body = (src: string) => src.slice(src.indexOf("/* The fixed tree"), src.lastIndexOf("/* reduce [") + 1);

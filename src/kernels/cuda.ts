@@ -56,8 +56,8 @@ export function cudaElementwiseSource(expr: Expr, ninputs: number): string {
 }
 
 /** CUDA C source of an "ewreduce" program (a reduction of the expression's values), from its bytecode. */
-export function cudaElementwiseReduceSource(expr: Expr, ninputs: number): string {
-  return renderElementwiseReduce(encodeBytecode(expr, ninputs));
+export function cudaElementwiseReduceSource(expr: Expr, ninputs: number, op?: number): string {
+  return renderElementwiseReduce(encodeBytecode(expr, ninputs), op);
 }
 
 /** CUDA C source of a template kind. */
@@ -69,4 +69,4 @@ export function cudaTemplateSource(name: string): string {
   return PREAMBLE + body;
 }
 
-export const cudaRenderer: Renderer = sourceRenderer("cuda", renderElementwise, cudaTemplateSource, true, renderElementwiseReduce);
+export const cudaRenderer: Renderer = sourceRenderer("cuda", renderElementwise, cudaTemplateSource, true, renderElementwiseReduce, true);

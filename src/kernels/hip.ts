@@ -32,8 +32,8 @@ export function hipElementwiseSource(expr: Expr, ninputs: number): string {
 }
 
 /** HIP source of an "ewreduce" program, from its expression (for tests and tools). */
-export function hipElementwiseReduceSource(expr: Expr, ninputs: number): string {
-  return cudaToHip(cudaElementwiseReduceSource(expr, ninputs));
+export function hipElementwiseReduceSource(expr: Expr, ninputs: number, op?: number): string {
+  return cudaToHip(cudaElementwiseReduceSource(expr, ninputs, op));
 }
 
 /** HIP source of a template kind. */
@@ -68,7 +68,7 @@ function derived(prefix: string, wrap: (cuda: string) => string): Renderer {
   return {
     elementwise: (expr, ninputs) => convert(cudaRenderer.elementwise(expr, ninputs)),
     elementwiseLinear: (expr, ninputs, dtypes) => convert(cudaRenderer.elementwiseLinear!(expr, ninputs, dtypes)),
-    elementwiseReduce: (expr, ninputs) => convert(cudaRenderer.elementwiseReduce!(expr, ninputs)),
+    elementwiseReduce: (expr, ninputs, op) => convert(cudaRenderer.elementwiseReduce!(expr, ninputs, op)),
     template: (name) => convert(cudaRenderer.template(name)),
   };
 }

@@ -21,10 +21,11 @@ export interface Renderer {
   elementwiseLinear?(expr: Expr, ninputs: number, dtypes: readonly number[]): { kind: string; source: Uint8Array; key: string };
   /**
    * Optional: the "ewreduce" program of expr (blocks.h: a reduction of the expression's
-   * values, row by row, in the order the reduce template walks them once materialized). A
-   * device whose renderer lacks it materializes the expression before reducing.
+   * values, row by row, in the order the reduce template walks them once materialized),
+   * which may be specialized for the reduce op `op` (launches then carry that op). A device
+   * whose renderer lacks it materializes the expression before reducing.
    */
-  elementwiseReduce?(expr: Expr, ninputs: number): { kind: string; source: Uint8Array; key: string };
+  elementwiseReduce?(expr: Expr, ninputs: number, op: number): { kind: string; source: Uint8Array; key: string };
   template(name: string): { kind: string; source: Uint8Array; key: string };
 }
 
@@ -39,7 +40,9 @@ export function sourceRenderer(
   ew: (words: Int32Array, linear?: readonly number[]) => string,
   template: (name: string) => string,
   specializesLinear = false,
-  ewReduce?: (words: Int32Array) => string,
+  ewReduce?: (words: Int32Array, op: number) => string,
+  /** Whether ewReduce's programs are specialized by op (keyed by it), or serve every op. */
+  reducePerOp = false,
 ): Renderer {
   const encoder = new TextEncoder();
   const programs = new Map<string, { kind: string; source: Uint8Array; key: string }>();
@@ -61,9 +64,10 @@ export function sourceRenderer(
       },
     }),
     ...(ewReduce && {
-      elementwiseReduce(expr: Expr, ninputs: number) {
+      elementwiseReduce(expr: Expr, ninputs: number, op: number) {
         const words = encodeBytecode(expr, ninputs);
-        return cached(`${prefix}:R:${words.join(",")}`, "ewreduce", () => ewReduce(words));
+        const key = `${prefix}:R${reducePerOp ? op : ""}:${words.join(",")}`;
+        return cached(key, "ewreduce", () => ewReduce(words, op));
       },
     }),
   };
@@ -231,10 +235,10 @@ export function runElementwiseReduce(
       block.push(inputs.length + 1).view(out, [outStride]);
       inputs.forEach((v, k) => block.view(v, c.strides[k]));
       const { renderer, programs } = programsOf(device);
-      const key = `R${inputs.length}:${exprKey(expr)}`;
+      const key = `R${reduce.op}:${inputs.length}:${exprKey(expr)}`;
       let p = programs.get(key);
       if (p === undefined) {
-        const prog = renderer.elementwiseReduce!(expr, inputs.length);
+        const prog = renderer.elementwiseReduce!(expr, inputs.length, reduce.op);
         programs.set(key, p = device.program(prog.kind, prog.source, prog.key, inputs.length + 1));
       }
       return p;

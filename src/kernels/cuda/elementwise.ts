@@ -543,7 +543,12 @@ ${place(body, "    ", "", "i", (v) => `q${v}`)}
  * the reduce template's order over the materialized E (one inner dim of stride 1, rows
  * rowlen apart), so a fused reduction gives the unfused one's bits.
  */
-export function renderElementwiseReduce(words: Int32Array): string {
+/**
+ * The ewreduce program of the bytecode; with `op` (a reduce op code), the program for that
+ * op alone: the same text with the op fixed, so NVRTC and ptxas drop the other ops' passes
+ * (about a quarter of the compile time). Blocks launched with it must carry that op.
+ */
+export function renderElementwiseReduce(words: Int32Array, op?: number): string {
   const { ninputs, nviews, hoisted, loads, body, slots, value } = translate(words, 15, "return 0;");
   const inputs = Array.from({ length: ninputs }, (_, v) => v + 1);
   const T = CTYPE[value.type], DT = DT_OF[value.type];
@@ -555,7 +560,10 @@ export function renderElementwiseReduce(words: Int32Array): string {
 typedef struct {
   pt_i64 q[${ninputs}];
 } pt_ew_offsets;
-static __device__ __noinline__ pt_ew_offsets pt_ew_coords(pt_i64 i, int rank, bool small) {
+#ifndef PT_NOINLINE /* a C++ stand-in defines its own: __noinline__ is a GNU attribute spelling there */
+#define PT_NOINLINE __noinline__
+#endif
+static __device__ PT_NOINLINE pt_ew_offsets pt_ew_coords(pt_i64 i, int rank, bool small) {
   pt_i64 ${each((v) => `q${v} = 0`, ", ")};
 ${offsets(inputs, "i", "  ")}
   const pt_ew_offsets r = {{${each((v) => `q${v}`, ", ")}}};
@@ -588,7 +596,7 @@ ${coords}
 extern "C" __global__ void __launch_bounds__(PT_BLOCK, 3) pt_main(const pt_params p);
 extern "C" __global__ void pt_main(const pt_params p) {
   __shared__ pt_acc sh[PT_BLOCK];
-  const int op = (int)p.a[0];
+  const int op = ${op === undefined ? "(int)p.a[0]" : `${op} /* rendered for this op alone */`};
   const double ddof = p.a[1];
   const int rank = (int)p.a[2];
   pt_i64 numel = 1;
