@@ -563,8 +563,7 @@ test("cuda: an ewreduce program gives the reduce template's bits on the material
       const rank = c.shape.length;
       unit.push(`namespace ew${k} {\n#define pt_main pt_main_ew${k}\n${cudaElementwiseSource(c.expr, c.inputs.length)}\n#undef pt_main\n}`);
       unit.push(
-        `namespace er${k} {\n#define pt_main pt_main_er${k}\n${
-          cudaElementwiseReduceSource(c.expr, c.inputs.length) // the program for every op (the block's)
+        `namespace er${k} {\n#define pt_main pt_main_er${k}\n${cudaElementwiseReduceSource(c.expr, c.inputs.length) // the program for every op (the block's)
         }\n#undef pt_main\n}`,
       );
       c.inputs.forEach((inp, v) => writeFileSync(join(dir, `in${k}_${v}.bin`), inp.bytes));

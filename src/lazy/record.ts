@@ -157,7 +157,15 @@ export function record(
     throw e;
   }
   ops.push(op);
-  const node = new Deferred(device, expr.dtype, Object.isFrozen(shape) ? shape : Object.freeze([...shape]), rewrite(expr, (i) => parts[i], 0), leaves.list, allConsts, ops);
+  const node = new Deferred(
+    device,
+    expr.dtype,
+    Object.isFrozen(shape) ? shape : Object.freeze([...shape]),
+    rewrite(expr, (i) => parts[i], 0),
+    leaves.list,
+    allConsts,
+    ops,
+  );
   node.nodes = s.nodes;
   node.depth = s.depth;
   return node;
