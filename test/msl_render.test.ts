@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assert, test } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
-import { MSL_TEMPLATES, mslElementwiseSource, mslRenderer, mslTemplateSource } from "../src/kernels/msl.ts";
+import { MSL_TEMPLATES, mslElementwiseReduceSource, mslElementwiseSource, mslRenderer, mslTemplateSource } from "../src/kernels/msl.ts";
 import { MSL_HOST_SHIM } from "../src/kernels/msl/shim.ts";
 import { PREAMBLE } from "../src/kernels/msl/preamble.ts";
 import { DF_HELPERS } from "../src/kernels/msl/df.ts";
@@ -59,7 +59,22 @@ function arange(): Expr {
   return cast(binary("add", { k: "const", index: 0, dtype: "float64" }, binary("mul", index, step, "float64"), "float64"), "int64");
 }
 
-/** Every program the tests compile: templates, mixed, arange, each op for each compute type. */
+/** ewreduce programs: E of each compute type, integer ops that can fail, strided inputs' coordinates, f64 constants, no inputs. */
+function ewReducePrograms(): [string, string][] {
+  const programs: [string, string][] = COMPUTE.map((
+    dt,
+  ) => [`ewreduce_mul_${dt}`, mslElementwiseReduceSource(binary("mul", load(0, dt), load(1, dt), dt), 2)]);
+  const c: Expr = { k: "const", index: 0, dtype: "int64" };
+  programs.push(
+    ["ewreduce_mod_int64", mslElementwiseReduceSource(binary("mod", load(0, "int64"), c, "int64"), 1)],
+    ["ewreduce_mixed", mslElementwiseReduceSource(cast(mixed(), "int32"), 2)],
+    ["ewreduce_arange", mslElementwiseReduceSource(arange(), 0)],
+    ["ewreduce_isnan", mslElementwiseReduceSource(unary("isnan", load(0, "float32"), "bool"), 1)],
+  );
+  return programs;
+}
+
+/** Every program the tests compile: templates, mixed, arange, each op for each compute type, ewreduce. */
 function allPrograms(): [string, string][] {
   const programs: [string, string][] = KINDS.map((k) => [k, mslTemplateSource(k)]);
   programs.push(["ew_mixed", mslElementwiseSource(mixed(), 2)], ["ew_arange", mslElementwiseSource(arange(), 0)]);
@@ -69,7 +84,7 @@ function allPrograms(): [string, string][] {
     }
   }
   for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
-  return programs;
+  return [...programs, ...ewReducePrograms()];
 }
 
 const stripComments = (src: string) => src.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
@@ -186,6 +201,42 @@ test("msl: every template kind of blocks.h renders a pt_main; renderer registere
   assert.match(mslTemplateSource("matmul"), /threadgroup long ta\[PT_MM_T \* PT_MM_K\]/, "matmul tiles in threadgroup memory");
   const renderers = readFileSync(new URL("../src/kernels/renderers.ts", import.meta.url), "utf8");
   assert.match(renderers, /registerRenderer\("msl", mslRenderer\)/);
+});
+
+test("msl: ewreduce renders reduce's row over the expression, reading the ewreduce block", () => {
+  const expr = binary("mod", load(0, "int32"), { k: "const", index: 0, dtype: "int32" }, "int32");
+  const prog = mslRenderer.elementwiseReduce!(expr, 1, 0);
+  assert.equal(prog.kind, "ewreduce");
+  assert.ok(prog.key.startsWith("msl:R:"), "one program serves every op");
+  assert.equal(mslRenderer.elementwiseReduce!(expr, 1, 9), prog, "rendered once per structure");
+  assert.equal(prog.source[prog.source.length - 1], 0, "sources end with a NUL byte");
+  const src = decode(prog.source);
+  assert.equal(src.match(/kernel void pt_main\(/g)?.length, 1);
+  // Block slots: rank 2, shape 3, start/rows/rowlen 11-13, OUT VIEW 15, input 1 at 26, const[0] at 15 + 2 * 11 + 1.
+  for (const s of ["src.rank = (int)PT_A(2)", "pt_shape_at(p, 3, src.rank, src.shape)", "PT_A(11), rows = PT_A(12), n = PT_A(13)"]) {
+    assert.ok(src.includes(s), s);
+  }
+  assert.match(src, /src\.v\[0\] = pt_view_at\(p, B, 26\);/);
+  assert.match(src, /const pt_view vout = pt_view_at\(p, B, 15\);/);
+  assert.match(src, /pt_ew_linear\(p, 3, 29, src\.rank\)/, "input 1's strides over the shape at slot 3");
+  assert.match(src, /src\.t1 = pt_const_i32\(p, 38\);/);
+  assert.match(src, /pt_fail\(err, PT_KERR_INT_DIV, i, 1, 0\); return 0; \}/, "a failing element reports and gives 0");
+  assert.match(src, /pt_reduce_row\(p, err, src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid\);/, "E of i32 is not float");
+  // The reduce template runs the same row function over its VIEW, so the folds are shared.
+  assert.match(mslTemplateSource("reduce"), /pt_reduce_row\(p, err, src, pt_is_float\(vin\.dt\), n, vout,/);
+  const f32 = mslElementwiseReduceSource(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
+  assert.match(f32, /pt_reduce_row\(p, err, src, true, n,/);
+  assert.match(
+    f32,
+    /inline pt_df pt_src_df\(const thread pt_ew_row &s, long k\) \{\n {2}const float x = pt_ew_value\(s, s\.base \+ k\);\n {2}return pt_df_of\(x\);/,
+  );
+  const sum = (n: number) => {
+    let e: Expr = load(0, "float32");
+    for (let i = 1; i < n; i++) e = binary("add", e, load(i, "float32"), "float32");
+    return e;
+  };
+  assert.ok(mslElementwiseReduceSource(sum(19), 19).includes("pt_main"), "19 inputs fit (15 + 20 views of 11 slots)");
+  assert.throws(() => mslElementwiseReduceSource(sum(20), 20), /argument slots/);
 });
 
 test("msl: an elementwise block that cannot fit pt_mtl_params is refused when rendered", () => {

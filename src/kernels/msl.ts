@@ -27,7 +27,7 @@ import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { PREAMBLE } from "./msl/preamble.ts";
 import { DF_HELPERS } from "./msl/df.ts";
-import { renderElementwise } from "./msl/elementwise.ts";
+import { renderElementwise, renderEwReduce } from "./msl/elementwise.ts";
 import { REDUCE, SCAN } from "./msl/reduce.ts";
 import { SORT } from "./msl/sort.ts";
 import { GATHER, INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./msl/index.ts";
@@ -64,4 +64,9 @@ export function mslTemplateSource(name: string): string {
   return PREAMBLE + DF_HELPERS + body;
 }
 
-export const mslRenderer: Renderer = sourceRenderer("msl", renderElementwise, mslTemplateSource);
+/** MSL source of an "ewreduce" program (a reduction of the expression's values), from its expression. */
+export function mslElementwiseReduceSource(expr: Expr, ninputs: number): string {
+  return renderEwReduce(encodeBytecode(expr, ninputs));
+}
+
+export const mslRenderer: Renderer = sourceRenderer("msl", renderElementwise, mslTemplateSource, false, renderEwReduce);

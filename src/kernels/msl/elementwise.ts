@@ -15,6 +15,7 @@
 import { KERNEL_HEAD, PREAMBLE } from "./preamble.ts";
 import { DF_HELPERS, f32 } from "./df.ts";
 import { EW_HELPERS } from "./ew_helpers.ts";
+import { REDUCE_CORE } from "./reduce.ts";
 
 const MAGIC = 0x50540001;
 const MAX_ARGS = 240; // PT_MTL_MAX_ARGS: the whole block must fit in pt_mtl_params
@@ -135,19 +136,19 @@ function binary(op: number, x: string, y: string, ct: number, body: string[]): s
   if (op <= 53 && isFloat) return `pt_${ct === F64 ? "df_" : ""}${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
   if (op <= 52) return `(${T})((${U})${x} ${["+", "-", "*"][op - 50]} (${U})${y})`;
   if (op === 53) {
-    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 0, 0); return; }`);
+    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 0, 0); @ret }`);
     return `pt_idiv(${x}, ${y})`;
   }
   if (op === 54) {
     if (ct === F32) return `pt_pow(${x}, ${y})`;
     if (ct === F64) return `pt_df_of(pt_pow(${x}.hi, ${y}.hi))`;
-    body.push(`if (${y} < 0) { pt_fail(err, PT_KERR_INT_POW, @i, 0, 0); return; }`);
+    body.push(`if (${y} < 0) { pt_fail(err, PT_KERR_INT_POW, @i, 0, 0); @ret }`);
     return `pt_ipow(${x}, ${y})`;
   }
   if (op === 55) {
     if (ct === F32) return `pt_fmod_py(${x}, ${y})`;
     if (ct === F64) return `pt_df_mod_py(${x}, ${y})`;
-    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 1, 0); return; }`);
+    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 1, 0); @ret }`);
     return `pt_imod(${x}, ${y})`;
   }
   // MAX (56), MIN (57): a NaN in either operand wins
@@ -161,18 +162,20 @@ function binary(op: number, x: string, y: string, ct: number, body: string[]): s
 const UNROLL = 4;
 
 /**
- * The pt_main of an elementwise program, from its bytecode. Instruction lines are written
- * with placeholders, then placed per path: `@u` (the unit's suffix), `@i` (its element
- * index) and `@q<v>` (view v's element offset).
+ * A bytecode's instructions as MSL lines, before a program places them, with placeholders:
+ * `@u` (the unit's suffix), `@i` (the element index), `@q<v>` (view v's element offset) and
+ * `@ret` (the statement that ends the element after a failing integer op has reported).
+ * `firstView` is the block slot of view 0 (ew: 10, ewreduce: 15); `store` is the register
+ * STORE writes and its compute type.
  */
-export function renderElementwise(words: Int32Array): string {
+function parseBytecode(words: Int32Array, firstView: number) {
   if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
   const ninputs = words[1], ninstr = words[3];
   if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
   const nviews = ninputs + 1;
-  const constBase = 10 + nviews * 11 + 1; // slot of const[0]
+  const constBase = firstView + nviews * 11 + 1; // slot of const[0]
   if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than pt_mtl_params' ${MAX_ARGS} argument slots`);
-  const hoisted: string[] = [];
+  const hoisted: { T: string; name: string; expr: string }[] = [];
   const loads: { T: string; name: string; expr: string }[] = [];
   const body: string[] = [];
   const regs = new Map<number, { name: string; type: number }>();
@@ -182,10 +185,10 @@ export function renderElementwise(words: Int32Array): string {
     if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
     return reg.name;
   };
-  let stored = false;
+  let store: { ct: number; reg: string } | undefined;
   for (let i = 0; i < ninstr; i++) {
     const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
-    if (stored) fail("STORE must be the last instruction");
+    if (store) fail("STORE must be the last instruction");
     if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
     const name = `t${i}@u`, T = CTYPE[ct];
     let expr: string, type = ct;
@@ -198,7 +201,7 @@ export function renderElementwise(words: Int32Array): string {
       if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past pt_mtl_params' ${MAX_ARGS} argument slots`);
       const k = constBase + a;
       const conv = ct === F32 ? `PT_F(${k})` : `pt_const_${SUFFIX[ct]}(p, ${k})`;
-      hoisted.push(`  const ${T} t${i} = ${conv};`);
+      hoisted.push({ T, name: `t${i}`, expr: conv });
       regs.set(dst, { name: `t${i}`, type });
       continue;
     } else if (op === 2) {
@@ -219,8 +222,7 @@ export function renderElementwise(words: Int32Array): string {
       expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
     } else if (op === 90) {
       if (i !== ninstr - 1) fail("STORE must be the last instruction");
-      body.push(`pt_ew_st_${SUFFIX[ct]}(vb0, dt0, @q0, ${read(i, a, ct)});`);
-      stored = true;
+      store = { ct, reg: read(i, a, ct) };
       continue;
     } else {
       fail(`instruction ${i} has unknown op ${op}`);
@@ -228,12 +230,24 @@ export function renderElementwise(words: Int32Array): string {
     body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
     regs.set(dst, { name, type });
   }
-  if (!stored) fail("the last instruction must be STORE");
+  if (!store) fail("the last instruction must be STORE");
+  return { ninputs, nviews, hoisted, loads, body, store };
+}
+
+/** Places instruction lines: each indented, with the placeholders of one element filled in. */
+const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string, ret = "return;") =>
+  lines.map((l) => indent + l.replaceAll("@ret", ret).replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join(
+    "\n",
+  );
+
+/** The pt_main of an elementwise program, from its bytecode (parseBytecode's lines placed per path). */
+export function renderElementwise(words: Int32Array): string {
+  const { nviews, hoisted: consts, loads, body: ops, store } = parseBytecode(words, 10);
+  const body = [...ops, `pt_ew_st_${SUFFIX[store.ct]}(vb0, dt0, @q0, ${store.reg});`];
+  const hoisted = consts.map((h) => `  const ${h.T} ${h.name} = ${h.expr};`);
 
   const views = Array.from({ length: nviews }, (_, v) => v);
   const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
-  const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string) =>
-    lines.map((l) => indent + l.replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join("\n");
   const zero = (T: string) => T === "pt_df" ? "pt_df_of(0.0f)" : "0";
   const units = Array.from({ length: UNROLL }, (_, u) => u);
   const linearLoads = units.map((u) =>
@@ -263,7 +277,7 @@ ${
     )
   }
   /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
-  const bool dense_all = ${each((v) => `pt_ew_linear(p, ${13 + 11 * v}, rank)`, " && ")};
+  const bool dense_all = ${each((v) => `pt_ew_linear(p, 1, ${13 + 11 * v}, rank)`, " && ")};
 ${hoisted.join("\n")}
   if (dense_all) {
     for (long i = PT_FIRST; i < n; i += ${UNROLL} * PT_STEP) {
@@ -301,6 +315,93 @@ ${each((v) => `        q${v} += c * sh_st[${v}][d];`)}
     }
 ${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
 ${place(body, "    ", "", "i", (v) => `q${v}`)}
+  }
+}
+`;
+}
+
+/**
+ * Per compute type of E (F32, F64, I32, I64): its value x as the reduce template's loads
+ * (pt_ld_df, pt_ld_f, pt_ld_i, pt_is_nonzero) read a stored element of E's dtype. Metal has
+ * no f64 views, so an f64 E (a df value) has no reduce to match: it gives the df itself.
+ */
+const E_READS = [
+  { df: "pt_df_of(x)", f: "x", i: "pt_f2i64(x)", nz: "pt_nz(x)" },
+  { df: "x", f: "x.hi", i: "pt_df_to_i64(x)", nz: "pt_nz(x.hi)" },
+  { df: "pt_df_of_long(x)", f: "(float)x", i: "(long)x", nz: "x != 0" },
+  { df: "pt_df_of_long(x)", f: "pt_l2f_dbl(x)", i: "x", nz: "x != 0" },
+];
+
+/**
+ * The pt_main of an "ewreduce" program (blocks.h), from the same bytecode as the ew program:
+ * reduce's row (REDUCE_CORE's pt_reduce_row, a template over its element source) over the
+ * element source pt_ew_row, whose position k is E's element base + k computed by the ew
+ * program's instructions up to its STORE. Reduce walks the materialized E's row (one inner
+ * dim of stride 1) in the same order, so the folds and the result are the same. A failing
+ * integer op reports its element, as ew does, and gives 0 (the reduction runs on).
+ */
+export function renderEwReduce(words: Int32Array): string {
+  const { ninputs, hoisted, loads, body, store } = parseBytecode(words, 15);
+  const T = CTYPE[store.ct], reads = E_READS[store.ct];
+  const inputs = Array.from({ length: ninputs }, (_, k) => k + 1);
+  const each = (f: (v: number) => string, sep = "\n") => inputs.map(f).join(sep);
+  const zero = T === "pt_df" ? "pt_df_of(0.0f)" : "0";
+  const coords = ninputs === 0 ? "" : `  long ${each((v) => `q${v} = s.v[${v - 1}].off`, ", ")};
+  if (s.lin) {
+${each((v) => `    q${v} += i;`)}
+  } else {
+    long r = i;
+    for (int d = s.rank - 1; d >= 0; d--) {
+      const long c = r % s.shape[d];
+      r /= s.shape[d];
+${each((v) => `      q${v} += c * s.v[${v - 1}].st[d];`)}
+    }
+  }
+`;
+  const src = (name: string, R: string, read: string) =>
+    `inline ${R} pt_src_${name}(const thread pt_ew_row &s, long k) {
+  const ${T} x = pt_ew_value(s, s.base + k);
+  return ${read};
+}`;
+  return `${PREAMBLE}${DF_HELPERS}${EW_HELPERS}
+/* ewreduce's element source: E's element i is the expression's value there, of type ${T}. */
+typedef struct {
+  device pt_mtl_error *err;
+  long base; /* E's element at the row's position 0 */
+  int rank;
+  bool lin; /* every input row-major contiguous: element i at offset + i */
+  long shape[PT_MAX_RANK];
+${ninputs === 0 ? "" : `  pt_view v[${ninputs}]; /* the inputs */\n`}${hoisted.map((h) => `  ${h.T} ${h.name};\n`).join("")}} pt_ew_row;
+inline ${T} pt_ew_value(const thread pt_ew_row &s, long i) {
+  device pt_mtl_error *err = s.err;
+${each((v) => `  const pt_ptr vb${v} = s.v[${v - 1}].b;\n  const int dt${v} = s.v[${v - 1}].dt;`)}
+${hoisted.map((h) => `  const ${h.T} ${h.name} = s.${h.name};\n`).join("")}${coords}${
+    place([...loads.map((l) => `const ${l.T} ${l.name} = ${l.expr};`), ...body], "  ", "", "i", (v) => `q${v}`, `return ${zero};`)
+  }
+  return ${store.reg.replaceAll("@u", "")};
+}
+${src("df", "pt_df", reads.df)}
+${src("f", "float", reads.f)}
+${src("i", "long", reads.i)}
+${src("nz", "bool", reads.nz)}
+${REDUCE_CORE}
+/* ewreduce [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x
+ * (nviews - 1), nconst, const x nconst]; ROW launch over the rows. Row r is E's elements
+ * start + r * rowlen, ... (E: the ew program's values over the shape); its result goes to
+ * OUT at offset + r * OUT's stride 0. */
+${KERNEL_HEAD}
+  threadgroup pt_acc sh[PT_BLOCK];
+  pt_ew_row src;
+  src.err = err;
+  src.rank = (int)PT_A(2);
+  pt_shape_at(p, 3, src.rank, src.shape);
+${each((v) => `  src.v[${v - 1}] = pt_view_at(p, B, ${15 + 11 * v});`)}
+  src.lin = ${each((v) => `pt_ew_linear(p, 3, ${18 + 11 * v}, src.rank)`, " && ") || "true"};
+${hoisted.map((h) => `  src.${h.name} = ${h.expr};\n`).join("")}  const long start = PT_A(11), rows = PT_A(12), n = PT_A(13);
+  const pt_view vout = pt_view_at(p, B, 15);
+  for (long row = group.x; row < rows; row += groups.x) {
+    src.base = start + row * n;
+    pt_reduce_row(p, err, src, ${store.ct === F32 || store.ct === F64}, n, vout, vout.off + row * vout.st[0], sh, lid);
   }
 }
 `;

@@ -18,8 +18,15 @@ import { KERNEL_HEAD } from "./preamble.ts";
  * a private accumulator, then fold the 256 accumulators in threadgroup memory as a fixed
  * tree, so a result never depends on timing. argmax/argmin carry the position, and the
  * fold breaks ties by the lower position (first occurrence); the first NaN wins for both.
+ *
+ * The passes read a row through an element source S (templates): the overloads
+ * pt_src_df/f/i/nz(src, k) give inner position k as pt_ld_df, pt_ld_f, pt_ld_i and
+ * pt_is_nonzero would load it. The reduce template's source is a VIEW (pt_view_row);
+ * ewreduce's is the expression's values (elementwise.ts renderEwReduce), which then go
+ * through the same folds in the same order as over the materialized expression.
+ * REDUCE_CORE is what both kernels share.
  */
-export const REDUCE = String.raw`
+export const REDUCE_CORE = String.raw`
 enum { R_SUM, R_PROD, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_ANY, R_ALL, R_MEAN, R_VAR, R_STD, R_COUNT };
 enum { K_SUM, K_SQDEV, K_PROD, K_MAX, K_MIN, K_ARGMAX, K_ARGMIN, K_COUNT };
 
@@ -51,16 +58,33 @@ inline void pt_acc_init(thread pt_acc &s, int kind) {
   s.nan = 0;
 }
 
-/* The element at off, inner position pos (positions arrive in increasing order per thread). */
-inline void pt_acc_add_f(thread pt_acc &s, int kind, pt_view v, long off, long pos, pt_df mean) {
-  if (kind == K_SUM) { s.f = pt_df_add(s.f, pt_ld_df(v.b, v.dt, off)); return; }
+/* The reduce template's element source: inner position k of a VIEW's row is at element
+ * io + offset(k) (flat: the inner dims were coalesced into the last one). */
+typedef struct {
+  pt_view v;
+  long io;
+  const thread long *ishape;
+  const thread long *istr;
+  bool flat;
+} pt_view_row;
+inline long pt_row_off(const thread pt_view_row &r, long k) {
+  return r.io + (r.flat ? k * r.istr[PT_MAX_RANK - 1] : pt_offset_of(k, PT_MAX_RANK, r.ishape, r.istr));
+}
+inline pt_df pt_src_df(const thread pt_view_row &r, long k) { return pt_ld_df(r.v.b, r.v.dt, pt_row_off(r, k)); }
+inline float pt_src_f(const thread pt_view_row &r, long k) { return pt_ld_f(r.v.b, r.v.dt, pt_row_off(r, k)); }
+inline long pt_src_i(const thread pt_view_row &r, long k) { return pt_ld_i(r.v.b, r.v.dt, pt_row_off(r, k)); }
+inline bool pt_src_nz(const thread pt_view_row &r, long k) { return pt_is_nonzero(r.v.b, r.v.dt, pt_row_off(r, k)); }
+
+/* The element at inner position pos (positions arrive in increasing order per thread). */
+template <class S> inline void pt_acc_add_f(thread pt_acc &s, int kind, const thread S &src, long pos, pt_df mean) {
+  if (kind == K_SUM) { s.f = pt_df_add(s.f, pt_src_df(src, pos)); return; }
   if (kind == K_SQDEV) {
-    const pt_df d = pt_df_sub(pt_ld_df(v.b, v.dt, off), mean);
+    const pt_df d = pt_df_sub(pt_src_df(src, pos), mean);
     s.f = pt_df_add(s.f, pt_df_mul(d, d));
     return;
   }
-  if (kind == K_PROD) { s.f = pt_df_mul(s.f, pt_ld_df(v.b, v.dt, off)); return; }
-  const float x = pt_ld_f(v.b, v.dt, off);
+  if (kind == K_PROD) { s.f = pt_df_mul(s.f, pt_src_df(src, pos)); return; }
+  const float x = pt_src_f(src, pos);
   switch (kind) {
   case K_MAX: s.nan |= x != x; s.f.hi = x > s.f.hi ? x : s.f.hi; break;
   case K_MIN: s.nan |= x != x; s.f.hi = x < s.f.hi ? x : s.f.hi; break;
@@ -110,17 +134,15 @@ inline void pt_acc_merge(thread pt_acc &a, pt_acc b, int kind, bool fl) {
   }
 }
 
-/* One pass over a row: inner position k is at element io + offset(k) of the input. The
- * inner dims were coalesced so that, usually, only the last one is longer than 1. */
-inline pt_acc pt_reduce_pass(pt_view v, int kind, bool fl, long io, long n, const thread long *ishape,
-                             const thread long *istr, bool flat, pt_df mean, threadgroup pt_acc *sh, uint lid) {
+/* One pass over a row of n inner positions, read from src. */
+template <class S>
+inline pt_acc pt_reduce_pass(const thread S &src, int kind, bool fl, long n, pt_df mean, threadgroup pt_acc *sh, uint lid) {
   pt_acc s;
   pt_acc_init(s, kind);
   for (long k = lid; k < n; k += PT_BLOCK) {
-    const long off = io + (flat ? k * istr[PT_MAX_RANK - 1] : pt_offset_of(k, PT_MAX_RANK, ishape, istr));
-    if (kind == K_COUNT) s.i += pt_is_nonzero(v.b, v.dt, off) ? 1 : 0;
-    else if (fl) pt_acc_add_f(s, kind, v, off, k, mean);
-    else pt_acc_add_i(s, kind, pt_ld_i(v.b, v.dt, off), k);
+    if (kind == K_COUNT) s.i += pt_src_nz(src, k) ? 1 : 0;
+    else if (fl) pt_acc_add_f(s, kind, src, k, mean);
+    else pt_acc_add_i(s, kind, pt_src_i(src, k), k);
   }
   sh[lid] = s;
   PT_BARRIER;
@@ -137,12 +159,58 @@ inline pt_acc pt_reduce_pass(pt_view v, int kind, bool fl, long io, long n, cons
   return r;
 }
 
+/* One row of the block's op (slot 0; ddof: slot 1, both blocks'): n positions read from src
+ * (fsrc: its elements are floats), the result stored at element oo of out by thread 0. */
+template <class S>
+inline void pt_reduce_row(constant pt_mtl_params &p, device pt_mtl_error *err, const thread S &src, bool fsrc, long n,
+                          pt_view vout, long oo, threadgroup pt_acc *sh, uint lid) {
+  const int op = (int)PT_A(0);
+  if (n == 0) { /* the op's identity; max/min/argmax/argmin have none */
+    if (lid == 0) {
+      if (op >= R_MAX && op <= R_ARGMIN) pt_fail(err, PT_KERR_COUNT, 1, 0, 0);
+      else if (op == R_PROD || op == R_ALL) pt_st_i(vout.b, vout.dt, oo, 1);
+      else if (op == R_MEAN || op == R_VAR || op == R_STD) pt_st_f(vout.b, vout.dt, oo, PT_NAN_F);
+      else pt_st_i(vout.b, vout.dt, oo, 0);
+    }
+    return;
+  }
+  const bool fl = fsrc || op == R_VAR || op == R_STD;
+  const pt_df nd = pt_df_of_long(n);
+  pt_df mean = pt_df_of(0.0f);
+  if (op == R_VAR || op == R_STD) mean = pt_df_div(pt_reduce_pass(src, K_SUM, fl, n, mean, sh, lid).f, nd);
+  const pt_acc s = pt_reduce_pass(src, pt_kind_of(op, 1), fl, n, mean, sh, lid);
+  if (lid != 0) return;
+  switch (op) {
+  case R_SUM: case R_PROD:
+    if (fl) pt_st_df(vout.b, vout.dt, oo, s.f);
+    else pt_st_i(vout.b, vout.dt, oo, s.i);
+    break;
+  case R_MAX: case R_MIN:
+    if (fl) pt_st_f(vout.b, vout.dt, oo, s.nan ? PT_NAN_F : s.f.hi);
+    else pt_st_i(vout.b, vout.dt, oo, s.i);
+    break;
+  case R_ARGMAX: case R_ARGMIN: pt_st_i(vout.b, vout.dt, oo, s.idx); break;
+  case R_ANY: pt_st_i(vout.b, vout.dt, oo, s.i > 0 ? 1 : 0); break;
+  case R_ALL: pt_st_i(vout.b, vout.dt, oo, s.i == n ? 1 : 0); break;
+  case R_COUNT: pt_st_i(vout.b, vout.dt, oo, s.i); break;
+  case R_MEAN: pt_st_df(vout.b, vout.dt, oo, pt_df_div(fl ? s.f : pt_df_of_long(s.i), nd)); break;
+  default: { /* var, std: a divisor below zero is clamped to zero, as NumPy and PyTorch do */
+    const pt_df ddof = PT_A(1) != 0 ? pt_df_of_long(PT_A(1)) : pt_df_of(PT_F(1));
+    pt_df div = pt_df_sub(nd, ddof);
+    if (!(div.hi > 0.0f)) div = pt_df_of(0.0f);
+    const pt_df v = pt_df_div(s.f, div);
+    pt_st_df(vout.b, vout.dt, oo, op == R_STD ? pt_df_sqrt(v) : v);
+  }
+  }
+}
+`;
+
+/** The reduce template: REDUCE_CORE over a VIEW's rows. */
+export const REDUCE = REDUCE_CORE + String.raw`
 /* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
  *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs. */
 ${KERNEL_HEAD}
   threadgroup pt_acc sh[PT_BLOCK];
-  const int op = (int)PT_A(0);
-  const pt_df ddof = PT_A(1) != 0 ? pt_df_of_long(PT_A(1)) : pt_df_of(PT_F(1));
   const int orank = (int)PT_A(2);
   /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
    * offset map unchanged, so offsets are taken over all 8 dims. */
@@ -166,45 +234,9 @@ ${KERNEL_HEAD}
   bool flat = true;
   for (int d = 0; d < PT_MAX_RANK - 1; d++) flat = flat && ishape[d] == 1;
   const pt_view vin = pt_view_at(p, B, 20), vout = pt_view_at(p, B, 39);
-  const bool fl = pt_is_float(vin.dt) || op == R_VAR || op == R_STD;
   for (long row = group.x; row < onum; row += groups.x) {
-    const long io = vin.off + pt_offset_of(row, orank, oshape, vin.st);
-    const long oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
-    if (n == 0) { /* the op's identity; max/min/argmax/argmin have none */
-      if (lid == 0) {
-        if (op >= R_MAX && op <= R_ARGMIN) pt_fail(err, PT_KERR_COUNT, 1, 0, 0);
-        else if (op == R_PROD || op == R_ALL) pt_st_i(vout.b, vout.dt, oo, 1);
-        else if (op == R_MEAN || op == R_VAR || op == R_STD) pt_st_f(vout.b, vout.dt, oo, PT_NAN_F);
-        else pt_st_i(vout.b, vout.dt, oo, 0);
-      }
-      continue;
-    }
-    const pt_df nd = pt_df_of_long(n);
-    pt_df mean = pt_df_of(0.0f);
-    if (op == R_VAR || op == R_STD) mean = pt_df_div(pt_reduce_pass(vin, K_SUM, fl, io, n, ishape, istr, flat, mean, sh, lid).f, nd);
-    const pt_acc s = pt_reduce_pass(vin, pt_kind_of(op, 1), fl, io, n, ishape, istr, flat, mean, sh, lid);
-    if (lid != 0) continue;
-    switch (op) {
-    case R_SUM: case R_PROD:
-      if (fl) pt_st_df(vout.b, vout.dt, oo, s.f);
-      else pt_st_i(vout.b, vout.dt, oo, s.i);
-      break;
-    case R_MAX: case R_MIN:
-      if (fl) pt_st_f(vout.b, vout.dt, oo, s.nan ? PT_NAN_F : s.f.hi);
-      else pt_st_i(vout.b, vout.dt, oo, s.i);
-      break;
-    case R_ARGMAX: case R_ARGMIN: pt_st_i(vout.b, vout.dt, oo, s.idx); break;
-    case R_ANY: pt_st_i(vout.b, vout.dt, oo, s.i > 0 ? 1 : 0); break;
-    case R_ALL: pt_st_i(vout.b, vout.dt, oo, s.i == n ? 1 : 0); break;
-    case R_COUNT: pt_st_i(vout.b, vout.dt, oo, s.i); break;
-    case R_MEAN: pt_st_df(vout.b, vout.dt, oo, pt_df_div(fl ? s.f : pt_df_of_long(s.i), nd)); break;
-    default: { /* var, std: a divisor below zero is clamped to zero, as NumPy and PyTorch do */
-      pt_df div = pt_df_sub(nd, ddof);
-      if (!(div.hi > 0.0f)) div = pt_df_of(0.0f);
-      const pt_df v = pt_df_div(s.f, div);
-      pt_st_df(vout.b, vout.dt, oo, op == R_STD ? pt_df_sqrt(v) : v);
-    }
-    }
+    const pt_view_row src = {vin, vin.off + pt_offset_of(row, orank, oshape, vin.st), ishape, istr, flat};
+    pt_reduce_row(p, err, src, pt_is_float(vin.dt), n, vout, vout.off + pt_offset_of(row, orank, oshape, vout.st), sh, lid);
   }
 }
 `;

@@ -26,6 +26,13 @@ static int uses_f64(int kind, const double *a, const pt_matmul_plan *mm) {
       if (dt_at(a, 11 + i * 11) == PT_F64) return 1;
     return 0;
   }
+  case PT_K_EWREDUCE: { /* OUT VIEW at slot 15, input views from slot 26 */
+    int nv = (int)a[14];
+    if (dt_at(a, 16) == PT_F64) return 1;
+    for (int i = 1; i < nv; i++)
+      if (dt_at(a, 27 + (i - 1) * 11) == PT_F64) return 1;
+    return 0;
+  }
   case PT_K_MATMUL: return mm->dtype == PT_F64;
   case PT_K_REDUCE: s[0] = 21; s[1] = 40; break;
   case PT_K_SCAN: case PT_K_SORT: s[0] = 12; s[1] = 24; break;
