@@ -11,6 +11,7 @@
 //!                         native/zig-out/cross/<triple>/: x86_64-linux-gnu, aarch64-linux-gnu,
 //!                         aarch64-macos, x86_64-macos, x86_64-windows-gnu (scripts/pack.sh)
 //!   zig build smoke       native/test/smoke.c against the host library
+//!   zig build ring-test   native/test/ring.c: the launch ring under ThreadSanitizer
 const std = @import("std");
 const builtin = @import("builtin");
 
@@ -73,6 +74,15 @@ pub fn build(b: *std.Build) void {
     run_smoke.expectExitCode(0);
     const smoke = b.step("smoke", "Build and run the native smoke test");
     smoke.dependOn(&run_smoke.step);
+
+    // zig build ring-test: the launch ring (native/src/core/ring.c) under ThreadSanitizer.
+    const ring_mod = b.createModule(.{ .target = target, .optimize = .Debug, .link_libc = true, .sanitize_thread = true });
+    ring_mod.addCSourceFiles(.{ .files = &.{ "native/test/ring.c", "native/src/core/ring.c" }, .flags = &.{ "-std=c11", "-Wall", "-Wextra", "-Werror" } });
+    ring_mod.addIncludePath(b.path("native/src/core"));
+    ring_mod.addIncludePath(b.path("native/include"));
+    const run_ring = b.addRunArtifact(b.addExecutable(.{ .name = "ring-test", .root_module = ring_mod }));
+    run_ring.expectExitCode(0);
+    b.step("ring-test", "Run the launch ring's test under ThreadSanitizer").dependOn(&run_ring.step);
 
     // zig build floor: bench/floor/cuda_floor.c, the C floor of the GPU benchmarks, for
     // x86_64-linux-gnu (baseline CPU; libc and libdl only, no CUDA SDK) into native/zig-out/bin.

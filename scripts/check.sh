@@ -12,6 +12,8 @@ echo "== deno fmt --check" >&2
 "$DENO" fmt --check >&2
 echo "== tsc --noEmit (Bun's types)" >&2
 node_modules/.bin/tsc --noEmit -p tsconfig.json >&2
+echo "== zig build ring-test (the launch ring under ThreadSanitizer)" >&2
+build_native ring-test
 echo "== zig build cross (linux x64/arm64, macOS arm64/x64, Windows x64)" >&2
 build_native cross
 echo "checks passed" >&2

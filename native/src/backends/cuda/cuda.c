@@ -149,12 +149,14 @@ static int cuda_has(int index, const char *cap) {
   if (strcmp(cap, "blas") == 0) return cublas_load() == PT_OK;
   if (strcmp(cap, "graphs") == 0) return cu.StreamBeginCapture && cu.GraphLaunch; /* pt_capture_* use them */
   if (strcmp(cap, "async_launch") == 0) return 1; /* launches return before the kernel runs */
+  if (strcmp(cap, "batched_submit") == 0) return 1; /* launch rings: a flush at the end of a task hands them on */
   return 0; /* host_wrap, unified_memory: not on this backend */
 }
 
 /* ---- context lifetime --------------------------------------------------------------- */
 
 static void release(cuda_ctx *c, int retained) {
+  pt_outcome_free(&c->launch_fail);
   cuda_stage_free(c); /* the staging ring, after its last copies (staging.c) */
   if (c->errhost) cu.MemFreeHost((void *)c->errhost);
   else if (c->errblk) cu.MemFree(c->errblk);
@@ -177,6 +179,7 @@ static int cuda_activate(int index, void **out) {
   cuda_ctx *c = calloc(1, sizeof *c);
   if (!c) return pt_error(PT_EOOM, "cuda: out of host memory for a context");
   c->lock = (pt_mutex)PT_MUTEX_INIT;
+  c->qlock = (pt_mutex)PT_MUTEX_INIT;
   atomic_init(&c->dead, 0);
   c->index = index;
   c->dev = d.dev;
@@ -260,6 +263,7 @@ const pt_driver pt_driver_cuda = {
     .lost = cuda_lost,
     .mem_info = cuda_mem_info,
     .unwrap = NULL,
+    .flush = cuda_flush,
     .capture_begin = cuda_capture_begin,
     .capture_end = cuda_capture_end,
     .graph_launch = cuda_graph_launch,

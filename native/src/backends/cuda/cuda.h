@@ -8,8 +8,10 @@
  * arrive from any thread (Workers), mostly outside the core lock, so every one first makes
  * the context current on its thread (cu_enter), and the ctx's mutable fields sit under
  * ctx->lock. The ctx also owns the pinned staging ring its queues' host<->device copies go
- * through (staging.c), made on the first copy and freed by shutdown(). A CUDA call's
- * failure becomes pt_error() text through cu_fail(), which takes ctx->lock.
+ * through (staging.c), made on the first copy and freed by shutdown(). Launches leave the
+ * caller's thread through each queue's launch ring (launch.c), so cuLaunchKernel's host
+ * time overlaps the script's next call. A CUDA call's failure becomes pt_error() text
+ * through cu_fail(), which takes ctx->lock.
  */
 #ifndef PT_CUDA_H
 #define PT_CUDA_H
@@ -20,6 +22,7 @@
 #include "lib.h"
 #include "params.h"
 #include "blocks.h"
+#include "ring.h"
 
 #define PT_CUDA_BLOCK 256 /* threads per block, for every kind (params.h) */
 
@@ -36,7 +39,8 @@ typedef struct {
   unsigned char pending; /* ev may not have passed: wait for it before touching host */
 } cuda_slot;
 
-typedef struct {
+typedef struct cuda_queue cuda_queue;
+typedef struct cuda_ctx {
   int index;
   CUdevice dev;
   CUcontext cu;
@@ -55,9 +59,21 @@ typedef struct {
   char *stage_base;     /* the ring's one cuMemHostAlloc block */
   unsigned long long stage_stamp;
   cuda_slot stage[PT_CUDA_STAGE_SLOTS];
+  pt_outcome launch_fail; /* under lock: a launch issued from a ring failed; the next wait reports it */
+  pt_mutex qlock;         /* guards queues */
+  cuda_queue *queues;
 } cuda_ctx;
 
-typedef struct { CUstream s; int capturing; uint32_t capture_kinds; } cuda_queue;
+/* A queue's launches go through its ring (core/ring.h, launch.c); every other call on its
+ * stream drains the ring first, and so does anything that frees memory or a module. */
+struct cuda_queue {
+  CUstream s;
+  int capturing;
+  uint32_t capture_kinds;
+  cuda_ctx *c;
+  cuda_queue *next; /* c->queues, under c->qlock */
+  pt_ring ring;
+};
 typedef struct { CUevent ev; pt_outcome out; } cuda_fence; /* a failure seen once sticks */
 typedef struct { int kind; CUmodule mod; CUfunction fn; } cuda_prog;
 
@@ -109,8 +125,12 @@ int cuda_capture_end(void *ctx, void *queue, void **graph);
 int cuda_graph_launch(void *ctx, void *queue, void *graph);
 void cuda_graph_free(void *ctx, void *graph);
 
-/* launch.c */
+/* launch.c: launches, through the queue's ring. ring_init makes a queue's ring;
+ * drain_all issues every queue's waiting launches (before memory or a module goes). */
 int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs);
+int cuda_ring_init(cuda_queue *q);
+void cuda_drain_all(cuda_ctx *c);
+int cuda_flush(void *ctx, void *queue);
 
 /* blas.c: PT_OK when cuBLAS ran the product, 1 when it cannot (the kernel runs), or an error. */
 int cuda_blas_matmul(cuda_ctx *c, CUstream s, const pt_matmul_plan *mm, const pt_mem_ref *bufs);

@@ -26,6 +26,7 @@ int cuda_capture_begin(void *ctx, void *queue) {
   cuda_queue *q = queue;
   int st = need_graphs(c);
   if (st != PT_OK || (st = cu_enter(c)) != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* launches before the capture run, not record */
   CUresult r = cu.StreamBeginCapture(q->s, CU_STREAM_CAPTURE_MODE_RELAXED);
   if (r != CUDA_SUCCESS) return cu_fail(c, "cuStreamBeginCapture", r);
   pt_mutex_lock(&c->lock);
@@ -68,6 +69,7 @@ int cuda_graph_launch(void *ctx, void *queue, void *graph) {
   cuda_graph *g = graph;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring);
   pt_mutex_lock(&c->lock);
   if (g->kinds) c->launched = 1;
   c->kinds_since |= g->kinds;

@@ -200,6 +200,7 @@ void cuda_program_free(void *ctx, void *prog) {
    * driver documents no wait in cuModuleUnload, so wait here (programs are freed rarely:
    * a cache eviction or a device close). */
   if (p->mod && cu_enter(c) == PT_OK) {
+    cuda_drain_all(c); /* launch records naming its function are issued first */
     CUresult r = cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) cu_fail(c, "cuCtxSynchronize", r);
     cu.ModuleUnload(p->mod);

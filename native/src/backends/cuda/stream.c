@@ -38,6 +38,7 @@ int cuda_alloc(void *ctx, size_t bytes, void **mem, void **host) {
 void cuda_free(void *ctx, void *mem) {
   cuda_ctx *c = ctx;
   if (cu_enter(c) != PT_OK) return; /* a lost context's memory goes with its reset */
+  cuda_drain_all(c); /* launches naming it are issued before it goes */
   CUresult r = cu.MemFree(DPTR(mem)); /* waits for work still using it */
   if (r != CUDA_SUCCESS) cu_fail(c, "cuMemFree", r);
 }
@@ -62,6 +63,16 @@ int cuda_queue_create(void *ctx, void **out) {
    * libraries in the process may use. */
   CUresult r = cu.StreamCreate(&q->s, CU_STREAM_NON_BLOCKING);
   if (r != CUDA_SUCCESS) { free(q); return cu_fail(c, "cuStreamCreate", r); }
+  q->c = c;
+  if ((st = cuda_ring_init(q)) != PT_OK) {
+    cu.StreamDestroy(q->s);
+    free(q);
+    return st;
+  }
+  pt_mutex_lock(&c->qlock);
+  q->next = c->queues;
+  c->queues = q;
+  pt_mutex_unlock(&c->qlock);
   *out = q;
   return PT_OK;
 }
@@ -69,6 +80,11 @@ int cuda_queue_create(void *ctx, void **out) {
 void cuda_queue_free(void *ctx, void *queue) {
   cuda_ctx *c = ctx;
   cuda_queue *q = queue;
+  pt_mutex_lock(&c->qlock);
+  for (cuda_queue **p = &c->queues; *p; p = &(*p)->next)
+    if (*p == q) { *p = q->next; break; }
+  pt_mutex_unlock(&c->qlock);
+  pt_ring_fini(&q->ring); /* its last launches are issued, and its thread is gone */
   /* Work still queued finishes first; the driver frees the stream after it. */
   if (cu_enter(c) == PT_OK) cu.StreamDestroy(q->s);
   free(q);
@@ -88,6 +104,7 @@ int cuda_write(void *ctx, void *queue, void *mem, size_t off, const void *src, s
   cuda_queue *q = queue;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   size_t done = 0;
   if (!capturing(c, q) && ((st = cuda_stage_write(c, q->s, DPTR(mem) + off, src, n, &done)) != PT_OK || done == n))
     return st; /* staged: src is in the ring, and the copy is queued */
@@ -104,6 +121,7 @@ int cuda_read(void *ctx, void *queue, void *mem, size_t off, void *dst, size_t n
   cuda_queue *q = queue;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   /* Queued behind the queue's earlier work, so the read sees it; the wait for its (last)
    * copy covers both. */
   size_t done = 0;
@@ -121,6 +139,7 @@ int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
   cuda_queue *q = queue;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   CUdeviceptr s = DPTR(src) + soff, d = DPTR(dst) + doff, tmp = 0;
   CUresult r;
   if (s != d && s < d + n && d < s + n) {
@@ -149,6 +168,7 @@ int cuda_sync(void *ctx, void *queue) {
   cuda_queue *q = queue;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   CUresult r = cu.StreamSynchronize(q->s);
   return r == CUDA_SUCCESS ? cuda_check_word(c) : cu_fail(c, "cuStreamSynchronize", r);
 }
@@ -160,6 +180,13 @@ int cuda_check_word(cuda_ctx *c) {
   const char *fn = "cuMemcpyDtoHAsync (error word)";
   uint32_t kinds = 0;
   pt_mutex_lock(&c->lock); /* one reader at a time, so a word is reported once */
+  if (c->launch_fail.status < 0) { /* a launch the driver refused from a ring (launch.c): reported once */
+    int st = pt_outcome_get(&c->launch_fail);
+    pt_outcome_free(&c->launch_fail);
+    c->launch_fail.status = 0;
+    pt_mutex_unlock(&c->lock);
+    return st;
+  }
   if (!c->launched) { pt_mutex_unlock(&c->lock); return PT_OK; }
   if (c->errhost) { /* mapped: the finished kernels' writes are visible after the wait */
     for (int i = 0; i < 4; i++) w[i] = c->errhost[i];
@@ -193,6 +220,7 @@ int cuda_fence_record(void *ctx, void *queue, void **out) {
   cuda_queue *q = queue;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   cuda_fence *f = calloc(1, sizeof *f);
   if (!f) return pt_error(PT_EOOM, "cuda: out of host memory for a fence");
   CUresult r = cu.EventCreate(&f->ev, CU_EVENT_DEFAULT); /* with timing, for fence_elapsed_ms */
@@ -253,6 +281,7 @@ int cuda_queue_wait(void *ctx, void *queue, void *fence) {
   cuda_fence *f = fence;
   int st = cu_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   CUresult r = cu.StreamWaitEvent(q->s, f->ev, 0); /* on the device: the host does not wait */
   return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuStreamWaitEvent", r);
 }

@@ -124,6 +124,7 @@ static void release(vk_ctx *c) {
     if (c->layout) c->d.vkDestroyPipelineLayout(c->dev, c->layout, NULL);
     c->d.vkDestroyDevice(c->dev, NULL);
   }
+  pt_outcome_free(&c->launch_fail);
   free(c);
 }
 

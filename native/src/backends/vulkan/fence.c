@@ -17,6 +17,7 @@
 int vk_fence_record(void *ctx, void *queue, void **out) {
   vk_ctx *c = ctx;
   vk_queue *q = queue;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   vk_fence *f = calloc(1, sizeof *f);
   if (!f) return pt_error(PT_EOOM, "vulkan: out of host memory for a fence");
   f->slot = -1;
@@ -90,6 +91,7 @@ int vk_queue_wait(void *ctx, void *queue, void *fence) {
   vk_fence *f = fence;
   int st = vk_enter(c);
   if (st != PT_OK || f->q == q) return st; /* one queue runs in order already */
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   pt_mutex_lock(&c->lock);
   /* The signal must be submitted before the wait is, or the wait could never end. */
   if (f->q->submitted < f->value) st = vkq_submit(c, f->q);

@@ -97,6 +97,7 @@ int vkg_roll(vk_ctx *c, vk_queue *q) {
 vk_graph *vkg_detach(vk_ctx *c, vk_queue *q) {
   vk_graph *g = q->cap;
   q->cap = NULL;
+  atomic_store(&q->capturing, 0);
   if (g) g->kinds = c->kinds_since; /* kinds launched since the last reported failure: at least the step's */
   return g;
 }
@@ -106,6 +107,7 @@ int vk_capture_begin(void *ctx, void *queue) {
   vk_queue *q = queue;
   int st = vk_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   vk_graph *g = calloc(1, sizeof *g);
   if (!g) return pt_error(PT_EOOM, "vulkan: out of host memory for a captured step");
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = c->ph->family};
@@ -129,6 +131,7 @@ int vk_capture_begin(void *ctx, void *queue) {
   if (q->cap) st = pt_error(PT_EINVAL, "vulkan: the queue is already capturing a step");
   else if ((st = vkq_submit(c, q)) == PT_OK) { /* work recorded before the step runs before it */
     q->cap = g;
+    atomic_store(&q->capturing, 1);
     q->nrd = q->nwr = q->full = 0; /* the full barrier above covers everything before */
   }
   pt_mutex_unlock(&c->lock);
@@ -158,6 +161,7 @@ int vk_graph_launch(void *ctx, void *queue, void *graph) {
   vk_graph *g = graph;
   int st = vk_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   pt_mutex_lock(&c->lock);
   if (q->cap) st = pt_error(PT_EINVAL, "vulkan: the queue is capturing a step; captured steps do not nest");
   else if ((st = vkq_submit(c, q)) == PT_OK && (st = send(c, q, g, &g->b.cb)) == PT_OK) { /* the open batch goes first */

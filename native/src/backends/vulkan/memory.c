@@ -140,6 +140,7 @@ int vk_write(void *ctx, void *queue, void *mem, size_t off, const void *src, siz
   vk_mem *m = mem;
   int st = vk_enter(c);
   if (st != PT_OK || n == 0) return st;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   vk_batch *b;
   pt_mutex_lock(&c->lock);
   if ((st = vkq_open(c, q, &b)) != PT_OK) goto out;
@@ -169,6 +170,7 @@ int vk_read(void *ctx, void *queue, void *mem, size_t off, void *dst, size_t n) 
   vk_mem *m = mem;
   int st = vk_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   vk_batch *b = NULL;
   void *p = NULL;
   uint64_t target;
@@ -209,6 +211,7 @@ int vk_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t do
   vk_mem *s = src, *d = dst;
   int st = vk_enter(c);
   if (st != PT_OK || n == 0 || (s == d && soff == doff)) return st;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   vk_batch *b;
   pt_mutex_lock(&c->lock);
   if ((st = vkq_open(c, q, &b)) != PT_OK) goto out;

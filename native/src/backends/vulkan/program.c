@@ -6,9 +6,11 @@
  * shaderc version; pipelines go through the context's VkPipelineCache (device.c). Compiles
  * are serialised (compile_lock): the cost is paid once per program, and it keeps us clear
  * of any thread-safety doubt about a shaderc build we did not choose. A launch checks its
- * block on the host (pt_block_check) before anything is recorded, writes its pt_vk_params
- * record into the open batch's ring, and records bind, push constant and dispatch; the ring
- * space is the batch's until it completes (queue.c).
+ * block on the host (pt_block_check) before anything is recorded and hands a copy of it to
+ * the queue's launch ring (core/ring.h), whose thread (or the next drain: queue.c) writes its
+ * pt_vk_params record into the open batch's params ring and records bind, push constant and
+ * dispatch, so the recording's host time overlaps the script's next call. The params space
+ * is the batch's until it completes (queue.c). A launch into a capture is recorded at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +187,70 @@ static int idle_early(vk_ctx *c, vk_queue *q, const vk_batch *b) {
   return c->d.vkGetSemaphoreCounterValue(c->dev, q->sem, &done) == VK_SUCCESS && done >= q->submitted;
 }
 
+/* A launch as its queue's ring carries it: everything record() needs, nothing of the caller's. */
+typedef struct {
+  vk_prog *p;
+  uint32_t gx, gy, gz, writes;
+  int nbuf, nargs;
+  const vk_mem *mem[PT_VK_MAX_BUFS];
+  double a[PT_VK_MAX_ARGS];
+} vk_launch_rec;
+
+/* Records one checked launch into the queue's open batch (or its capture). */
+static int record(vk_ctx *c, vk_queue *q, const vk_launch_rec *l) {
+  size_t rec = ((offsetof(pt_vk_params, a) + (size_t)l->nargs * sizeof(double)) + 15) & ~(size_t)15;
+  const vk_mem *rd[PT_VK_MAX_BUFS], *wr[PT_VK_MAX_BUFS];
+  int nrd = 0, nwr = 0;
+  for (int i = 0; i < l->nbuf; i++) {
+    if (l->writes & (1u << i)) wr[nwr++] = l->mem[i];
+    else rd[nrd++] = l->mem[i];
+  }
+  vk_batch *b;
+  pt_mutex_lock(&c->lock);
+  int st = vkq_open(c, q, &b);
+  if (st == PT_OK && (b->ndisp >= VK_BATCH_DISPATCHES || b->ring_used + rec > VK_RING_BYTES || idle_early(c, q, b))) {
+    if ((st = vkq_submit(c, q)) == PT_OK) st = vkq_open(c, q, &b); /* full, or the GPU idles: send it, start the next */
+  }
+  if (st == PT_OK) {
+    pt_vk_params *rp = (pt_vk_params *)((char *)b->scratch->map + b->ring_used);
+    for (int i = 0; i < l->nbuf; i++) rp->buf[i] = l->mem[i]->addr;
+    rp->err = c->errblk->addr;
+    rp->nbuf = l->nbuf;
+    rp->nargs = l->nargs;
+    if (l->nargs > 0) memcpy(rp->a, l->a, (size_t)l->nargs * sizeof(double));
+    uint64_t addr = b->scratch->addr + b->ring_used;
+    b->ring_used += rec;
+    vkq_access(c, q, b, rd, nrd, wr, nwr);
+    if (b->bound != l->p->pipe) {
+      c->d.vkCmdBindPipeline(b->cb, VK_PIPELINE_BIND_POINT_COMPUTE, l->p->pipe);
+      b->bound = l->p->pipe;
+    }
+    c->d.vkCmdPushConstants(b->cb, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &addr);
+    c->d.vkCmdDispatch(b->cb, l->gx, l->gy, l->gz);
+    b->ndisp++;
+    b->nops++;
+    /* Marked with the launch, so a wait that sees it finish also reads the error block and
+     * a report can name the kinds that may have written it. */
+    c->launched = 1;
+    c->kinds_since |= 1u << l->p->kind;
+  }
+  pt_mutex_unlock(&c->lock);
+  return st;
+}
+
+/* The ring's issue(): a failure stays with the context until the next wait reports it. */
+static void issue(void *arg, void *rec) {
+  vk_queue *q = arg;
+  vk_ctx *c = q->c;
+  int st = record(c, q, rec);
+  if (st == PT_OK) return;
+  pt_mutex_lock(&c->lock);
+  pt_outcome_settle(&c->launch_fail, st);
+  pt_mutex_unlock(&c->lock);
+}
+
+int vk_ring_init(vk_queue *q) { return pt_ring_init(&q->ring, sizeof(vk_launch_rec), VK_RING_RECORDS, issue, NULL, q); }
+
 int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs) {
   vk_ctx *c = ctx;
   vk_queue *q = queue;
@@ -216,41 +282,17 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
     gx = (uint32_t)(g < 65535 ? g : 65535);
   }
   if ((st = vk_enter(c)) != PT_OK) return st;
-  size_t rec = ((offsetof(pt_vk_params, a) + (size_t)nargs * sizeof(double)) + 15) & ~(size_t)15;
-  const vk_mem *rd[PT_VK_MAX_BUFS], *wr[PT_VK_MAX_BUFS];
-  int nrd = 0, nwr = 0;
-  for (int i = 0; i < nbuf; i++) {
-    if (writes & (1u << i)) wr[nwr++] = bufs[i].mem;
-    else rd[nrd++] = bufs[i].mem;
-  }
-  vk_batch *b;
-  pt_mutex_lock(&c->lock);
-  if ((st = vkq_open(c, q, &b)) == PT_OK && (b->ndisp >= VK_BATCH_DISPATCHES || b->ring_used + rec > VK_RING_BYTES || idle_early(c, q, b))) {
-    if ((st = vkq_submit(c, q)) == PT_OK) st = vkq_open(c, q, &b); /* full, or the GPU idles: send it, start the next */
-  }
-  if (st == PT_OK) {
-    pt_vk_params *rp = (pt_vk_params *)((char *)b->scratch->map + b->ring_used);
-    for (int i = 0; i < nbuf; i++) rp->buf[i] = ((const vk_mem *)bufs[i].mem)->addr;
-    rp->err = c->errblk->addr;
-    rp->nbuf = nbuf;
-    rp->nargs = nargs;
-    if (nargs > 0) memcpy(rp->a, args, (size_t)nargs * sizeof(double));
-    uint64_t addr = b->scratch->addr + b->ring_used;
-    b->ring_used += rec;
-    vkq_access(c, q, b, rd, nrd, wr, nwr);
-    if (b->bound != p->pipe) {
-      c->d.vkCmdBindPipeline(b->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipe);
-      b->bound = p->pipe;
-    }
-    c->d.vkCmdPushConstants(b->cb, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &addr);
-    c->d.vkCmdDispatch(b->cb, gx, gy, gz);
-    b->ndisp++;
-    b->nops++;
-    /* Marked with the launch, so a wait that sees it finish also reads the error block and
-     * a report can name the kinds that may have written it. */
-    c->launched = 1;
-    c->kinds_since |= 1u << p->kind;
-  }
-  pt_mutex_unlock(&c->lock);
-  return st;
+  int capturing = atomic_load(&q->capturing);
+  vk_launch_rec local, *l = &local;
+  if (capturing) pt_ring_drain(&q->ring); /* recorded into the step now, after what came before */
+  else l = pt_ring_reserve(&q->ring);
+  l->p = p; /* field by field: the record is 2 KB, most of it slots this launch leaves unread */
+  l->gx = gx, l->gy = gy, l->gz = gz;
+  l->writes = writes;
+  l->nbuf = nbuf, l->nargs = nargs;
+  for (int i = 0; i < nbuf; i++) l->mem[i] = bufs[i].mem;
+  if (nargs > 0) memcpy(l->a, args, (size_t)nargs * sizeof(double));
+  if (capturing) return record(c, q, l);
+  pt_ring_publish(&q->ring);
+  return PT_OK;
 }

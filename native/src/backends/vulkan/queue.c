@@ -194,11 +194,13 @@ int vk_drain(vk_ctx *c) {
   if (!qs || !vals) st = pt_error(PT_EOOM, "vulkan: out of host memory");
   n = 0;
   for (vk_queue *q = c->queues; q && st == PT_OK; q = q->next) {
-    if (vkq_submit(c, q) != PT_OK) continue;
     q->refs++;
-    qs[n] = q;
-    vals[n++] = q->submitted;
+    qs[n++] = q;
   }
+  pt_mutex_unlock(&c->lock);
+  for (int i = 0; i < n; i++) pt_ring_drain(&qs[i]->ring); /* launches on their way are recorded (program.c) */
+  pt_mutex_lock(&c->lock);
+  for (int i = 0; i < n; i++) vals[i] = vkq_submit(c, qs[i]) == PT_OK ? qs[i]->submitted : 0;
   pt_mutex_unlock(&c->lock);
   for (int i = 0; i < n; i++)
     if (vkq_wait(c, qs[i], vals[i]) != PT_OK) st = PT_EDRIVER;
@@ -221,6 +223,13 @@ int vk_check_block(vk_ctx *c) {
   long long d[3] = {0, 0, 0};
   uint32_t k = 0, kinds = 0;
   pt_mutex_lock(&c->lock); /* one reader at a time, so a code is reported once */
+  if (c->launch_fail.status < 0) { /* a launch that failed to record from a ring (program.c): reported once */
+    int st = pt_outcome_get(&c->launch_fail);
+    pt_outcome_free(&c->launch_fail);
+    c->launch_fail.status = 0;
+    pt_mutex_unlock(&c->lock);
+    return st;
+  }
   if (c->launched && (k = *code) != 0) {
     for (int i = 0; i < 3; i++) d[i] = (long long)det[i];
     memset(c->errblk->map, 0, 32); /* coherent: the next submission sees it cleared */
@@ -246,6 +255,7 @@ void vkq_unref(vk_ctx *c, vk_queue *q) {
   }
   if (q->pool) c->d.vkDestroyCommandPool(c->dev, q->pool, NULL); /* frees its command buffers */
   if (q->sem) c->d.vkDestroySemaphore(c->dev, q->sem, NULL);
+  pt_ring_fini(&q->ring); /* frees its records: vk_queue_free emptied it and stopped its thread */
   free(q);
 }
 
@@ -275,6 +285,12 @@ int vk_queue_create(void *ctx, void **out) {
     pt_mutex_unlock(&c->lock);
     return vk_fail(c, fn, r);
   }
+  if ((st = vk_ring_init(q)) != PT_OK) {
+    pt_mutex_lock(&c->lock);
+    vkq_unref(c, q);
+    pt_mutex_unlock(&c->lock);
+    return st;
+  }
   pt_mutex_lock(&c->lock);
   q->vq = c->vq[c->next_vq++ % c->nvq]; /* separate VkQueues let separate queues overlap */
   q->next = c->queues;
@@ -287,6 +303,7 @@ int vk_queue_create(void *ctx, void **out) {
 void vk_queue_free(void *ctx, void *queue) {
   vk_ctx *c = ctx;
   vk_queue *q = queue;
+  pt_ring_fini(&q->ring); /* its last launches are recorded, and its thread is gone */
   pt_mutex_lock(&c->lock);
   vk_graph *cap = vkg_detach(c, q); /* an unfinished capture, never submitted */
   vkq_submit(c, q);
@@ -306,8 +323,10 @@ void vk_queue_free(void *ctx, void *queue) {
 
 int vk_flush(void *ctx, void *queue) {
   vk_ctx *c = ctx;
+  vk_queue *q = queue;
   int st = vk_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   pt_mutex_lock(&c->lock);
   st = vkq_submit(c, queue);
   pt_mutex_unlock(&c->lock);
@@ -319,6 +338,7 @@ int vk_sync(void *ctx, void *queue) {
   vk_queue *q = queue;
   int st = vk_enter(c);
   if (st != PT_OK) return st;
+  pt_ring_drain(&q->ring); /* its launches are recorded first (program.c) */
   pt_mutex_lock(&c->lock);
   st = vkq_submit(c, q);
   uint64_t v = q->submitted;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "driver.h"
 #include "sync.h"
+#include "ring.h"
 #include "blocks.h"
 #include "vk.h"
 #include "params.h"
@@ -34,6 +35,7 @@
 #define VK_UPLOAD_BYTES (1u << 20)  /* per-batch arena for writes and small reads; larger ones get their own buffer */
 #define VK_UPLOAD_AT (VK_RING_BYTES + 4096) /* the arena's offset in a batch's scratch buffer: the ring's last
                                                record may extend sizeof(pt_vk_params) past its end */
+#define VK_RING_RECORDS 256     /* launches a queue's ring holds before its producer waits (program.c) */
 #define VK_HAZARD_SET 64        /* buffers tracked per barrier interval; beyond that, barrier anyway */
 #define VK_MAX_WAITS 16         /* device-side waits attached to one submission */
 #define VK_QUERIES 1024         /* timestamp slots for fences */
@@ -95,6 +97,8 @@ typedef struct vk_queue {
   int nwait;
   int refs, freed;
   vk_graph *cap; /* the step it is capturing (graph.c), or NULL */
+  atomic_int capturing; /* cap != NULL, readable without the lock: a launch must not wait on a recording thread */
+  pt_ring ring;  /* launches on their way to being recorded (program.c); not under lock */
 } vk_queue;
 
 typedef struct {
@@ -131,6 +135,7 @@ struct vk_ctx {
   char dead_msg[400];
   uint32_t kinds_since;
   int launched;
+  pt_outcome launch_fail; /* a launch that failed to record from a ring; the next wait reports it */
 };
 
 /* lib.c */
@@ -167,7 +172,7 @@ int vkq_submit(vk_ctx *c, vk_queue *q);                       /* under lock; no-
 int vkq_wait(vk_ctx *c, vk_queue *q, uint64_t value);         /* without the lock */
 void vkq_reap(vk_ctx *c, vk_queue *q);                        /* under lock */
 int vkq_attach(vk_batch *b, vk_mem *m);                       /* frees m when b completes */
-int vk_drain(vk_ctx *c);                                      /* submit everything, wait for all; no lock held */
+int vk_drain(vk_ctx *c);                                      /* record, submit and wait for everything; no lock held */
 int vk_check_block(vk_ctx *c);                                /* after a host wait saw work finish */
 void vkq_unref(vk_ctx *c, vk_queue *q);                       /* under lock */
 int vk_queue_create(void *ctx, void **queue);
@@ -198,5 +203,6 @@ int vk_glsl_external(const char *src, size_t len, const char *sg, int denorm, un
 int vk_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **prog);
 void vk_program_free(void *ctx, void *prog);
 int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs);
+int vk_ring_init(vk_queue *q); /* the queue's launch ring */
 
 #endif
