@@ -89,6 +89,13 @@ function allPrograms(): [string, string][] {
 
 const stripComments = (src: string) => src.replace(/\/\*[\s\S]*?\*\//g, " ").replace(/\/\/[^\n]*/g, " ");
 
+/** load(0) + load(1) + ... over n float32 inputs: a block with n + 1 views. */
+function sumOf(n: number): Expr {
+  let e: Expr = load(0, "float32");
+  for (let i = 1; i < n; i++) e = binary("add", e, load(i, "float32"), "float32");
+  return e;
+}
+
 test("msl: every unary op renders for each compute type it has", () => {
   for (const op of Object.keys(UNARY) as UnaryOp[]) {
     for (const dt of COMPUTE) {
@@ -230,23 +237,13 @@ test("msl: ewreduce renders reduce's row over the expression, reading the ewredu
     f32,
     /inline pt_df pt_src_df\(const thread pt_ew_row &s, long k\) \{\n {2}const float x = pt_ew_value\(s, s\.base \+ k\);\n {2}return pt_df_of\(x\);/,
   );
-  const sum = (n: number) => {
-    let e: Expr = load(0, "float32");
-    for (let i = 1; i < n; i++) e = binary("add", e, load(i, "float32"), "float32");
-    return e;
-  };
-  assert.ok(mslElementwiseReduceSource(sum(19), 19).includes("pt_main"), "19 inputs fit (15 + 20 views of 11 slots)");
-  assert.throws(() => mslElementwiseReduceSource(sum(20), 20), /argument slots/);
+  assert.ok(mslElementwiseReduceSource(sumOf(19), 19).includes("pt_main"), "19 inputs fit (15 + 20 views of 11 slots)");
+  assert.throws(() => mslElementwiseReduceSource(sumOf(20), 20), /argument slots/);
 });
 
 test("msl: an elementwise block that cannot fit pt_mtl_params is refused when rendered", () => {
-  const sum = (n: number) => {
-    let e: Expr = load(0, "float32");
-    for (let i = 1; i < n; i++) e = binary("add", e, load(i, "float32"), "float32");
-    return e;
-  };
-  assert.ok(mslElementwiseSource(sum(19), 19).includes("pt_main"), "19 inputs fit (20 views of 11 slots)");
-  assert.throws(() => mslElementwiseSource(sum(20), 20), /argument slots/);
+  assert.ok(mslElementwiseSource(sumOf(19), 19).includes("pt_main"), "19 inputs fit (20 views of 11 slots)");
+  assert.throws(() => mslElementwiseSource(sumOf(20), 20), /argument slots/);
   const c: Expr = { k: "const", index: 300, dtype: "float32" };
   assert.throws(() => mslElementwiseSource(binary("add", load(0, "float32"), c, "float32"), 1), /argument slots/);
 });

@@ -101,6 +101,9 @@ int pt_outcome_settle(pt_outcome *o, int st);
 /* 0 unknown, 1 passed, or the known failure with its text raised again. */
 int pt_outcome_get(const pt_outcome *o);
 void pt_outcome_free(pt_outcome *o);
+/* A one-shot failure (not sticky): PT_OK, or the failure with its text raised again, after
+ * which the outcome is unknown again. */
+int pt_outcome_take(pt_outcome *o);
 
 /* Error text for the calling thread; returns status so drivers can `return pt_error(...)`. */
 int pt_error(int status, const char *fmt, ...);

@@ -58,6 +58,13 @@ int pt_outcome_get(const pt_outcome *o) {
   return o->status;
 }
 
+int pt_outcome_take(pt_outcome *o) {
+  int st = o->status < 0 ? pt_outcome_get(o) : PT_OK;
+  pt_outcome_free(o);
+  o->status = 0;
+  return st;
+}
+
 void pt_outcome_free(pt_outcome *o) {
   free(o->msg);
   o->msg = NULL;

@@ -68,7 +68,7 @@ typedef struct cuda_ctx {
  * stream drains the ring first, and so does anything that frees memory or a module. */
 struct cuda_queue {
   CUstream s;
-  int capturing;
+  atomic_int capturing; /* written under ctx->lock with capture_kinds; read without it, so a launch never waits on it */
   uint32_t capture_kinds;
   cuda_ctx *c;
   cuda_queue *next; /* c->queues, under c->qlock */

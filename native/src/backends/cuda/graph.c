@@ -30,7 +30,7 @@ int cuda_capture_begin(void *ctx, void *queue) {
   CUresult r = cu.StreamBeginCapture(q->s, CU_STREAM_CAPTURE_MODE_RELAXED);
   if (r != CUDA_SUCCESS) return cu_fail(c, "cuStreamBeginCapture", r);
   pt_mutex_lock(&c->lock);
-  q->capturing = 1;
+  atomic_store(&q->capturing, 1);
   q->capture_kinds = 0;
   pt_mutex_unlock(&c->lock);
   return PT_OK;
@@ -42,7 +42,7 @@ int cuda_capture_end(void *ctx, void *queue, void **out) {
   int st = cu_enter(c);
   if (st != PT_OK) return st;
   pt_mutex_lock(&c->lock);
-  q->capturing = 0;
+  atomic_store(&q->capturing, 0);
   uint32_t kinds = q->capture_kinds;
   pt_mutex_unlock(&c->lock);
   void *graph = NULL, *exec = NULL;

@@ -92,12 +92,7 @@ void cuda_queue_free(void *ctx, void *queue) {
 
 /* A capturing stream would record the ring's host-side staging into the graph: copies on
  * it keep the direct path (the core refuses them before they get here anyway). */
-static int capturing(cuda_ctx *c, cuda_queue *q) {
-  pt_mutex_lock(&c->lock);
-  int on = q->capturing;
-  pt_mutex_unlock(&c->lock);
-  return on;
-}
+static int capturing(cuda_queue *q) { return atomic_load(&q->capturing); }
 
 int cuda_write(void *ctx, void *queue, void *mem, size_t off, const void *src, size_t n) {
   cuda_ctx *c = ctx;
@@ -106,7 +101,7 @@ int cuda_write(void *ctx, void *queue, void *mem, size_t off, const void *src, s
   if (st != PT_OK) return st;
   pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   size_t done = 0;
-  if (!capturing(c, q) && ((st = cuda_stage_write(c, q->s, DPTR(mem) + off, src, n, &done)) != PT_OK || done == n))
+  if (!capturing(q) && ((st = cuda_stage_write(c, q->s, DPTR(mem) + off, src, n, &done)) != PT_OK || done == n))
     return st; /* staged: src is in the ring, and the copy is queued */
   /* Direct, from pageable memory: the driver stages it itself, and waiting for the stream
    * lets the caller reuse src at once. */
@@ -125,7 +120,7 @@ int cuda_read(void *ctx, void *queue, void *mem, size_t off, void *dst, size_t n
   /* Queued behind the queue's earlier work, so the read sees it; the wait for its (last)
    * copy covers both. */
   size_t done = 0;
-  if (!capturing(c, q) && (st = cuda_stage_read(c, q->s, dst, DPTR(mem) + off, n, &done)) != PT_OK) return st;
+  if (!capturing(q) && (st = cuda_stage_read(c, q->s, dst, DPTR(mem) + off, n, &done)) != PT_OK) return st;
   if (done < n || n == 0) {
     CUresult r = cu.MemcpyDtoHAsync((char *)dst + done, DPTR(mem) + off + done, n - done, q->s);
     if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyDtoHAsync", r);
@@ -146,10 +141,7 @@ int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
     /* cuMemcpy is memcpy, not memmove: overlapping ranges of one buffer go through a
      * temporary (rare: the core's copies are between distinct regions). A graph would keep
      * the temporary's address after cuMemFree, so a step cannot record such a copy. */
-    pt_mutex_lock(&c->lock);
-    int capturing = q->capturing;
-    pt_mutex_unlock(&c->lock);
-    if (capturing)
+    if (capturing(q))
       return pt_error(PT_EUNSUPPORTED, "cuda: a copy between overlapping ranges of one buffer cannot be captured in a step");
     if ((r = cu.MemAlloc(&tmp, n)) != CUDA_SUCCESS) return cu_fail(c, "cuMemAlloc (overlapping copy)", r);
     r = cu.MemcpyDtoDAsync(tmp, s, n, q->s);
@@ -181,9 +173,7 @@ int cuda_check_word(cuda_ctx *c) {
   uint32_t kinds = 0;
   pt_mutex_lock(&c->lock); /* one reader at a time, so a word is reported once */
   if (c->launch_fail.status < 0) { /* a launch the driver refused from a ring (launch.c): reported once */
-    int st = pt_outcome_get(&c->launch_fail);
-    pt_outcome_free(&c->launch_fail);
-    c->launch_fail.status = 0;
+    int st = pt_outcome_take(&c->launch_fail);
     pt_mutex_unlock(&c->lock);
     return st;
   }

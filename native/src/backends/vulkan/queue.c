@@ -224,9 +224,7 @@ int vk_check_block(vk_ctx *c) {
   uint32_t k = 0, kinds = 0;
   pt_mutex_lock(&c->lock); /* one reader at a time, so a code is reported once */
   if (c->launch_fail.status < 0) { /* a launch that failed to record from a ring (program.c): reported once */
-    int st = pt_outcome_get(&c->launch_fail);
-    pt_outcome_free(&c->launch_fail);
-    c->launch_fail.status = 0;
+    int st = pt_outcome_take(&c->launch_fail);
     pt_mutex_unlock(&c->lock);
     return st;
   }
