@@ -63,7 +63,7 @@ function patternColumnSums(n: number): number[] {
 
 const calibrated = new Map<string, { n: number; k: number; ms: number }>();
 
-/** Sizes that make producer() take at least 40 ms of device time on q's device (measured once per device). */
+/** Sizes that make producer() take at least 40 ms of device time on q's device (measured once per device, each size warm). */
 async function slowProducer(q: pt.Queue): Promise<{ n: number; k: number; ms: number }> {
   const known = calibrated.get(q.device.id);
   if (known) return known;
@@ -71,6 +71,11 @@ async function slowProducer(q: pt.Queue): Promise<{ n: number; k: number; ms: nu
   for (let round = 0; round < 12; round++) {
     using eye = pt.eye(n);
     using y0 = pt.tensor(pattern(n)).reshape(n, n);
+    // An untimed run first: the first matmul of a process may load cuBLAS (about a second on
+    // the H200), and the device's clock runs on while the host does, so a timed first run
+    // reads as slow work and the calibration would stop at a producer that is really fast.
+    producer(eye, y0, k).dispose();
+    await q.done();
     ms = await q.time(() => producer(eye, y0, k).dispose());
     if (ms >= 40) break;
     if (n < 2048) n *= 2;

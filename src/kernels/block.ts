@@ -18,6 +18,13 @@ export interface ViewRef {
 const MAX_BUFS = 16;
 let scratch = new Float64Array(1024);
 let scratchBusy = false;
+/** Finished blocks as views of scratch, by start and end: a launch reuses one instead of making a subarray. */
+let windows: Float64Array[][] = [];
+function window(s: Float64Array, start: number, end: number): Float64Array {
+  if (s !== scratch) return s.subarray(start, end);
+  const row = windows[start] ??= [];
+  return row[end] ??= s.subarray(start, end);
+}
 
 export class ArgBlock {
   readonly #bufs: number[] = [];
@@ -36,7 +43,10 @@ export class ArgBlock {
     const bigger = new Float64Array(Math.max(this.#slots.length * 2, 1 + MAX_BUFS + this.#n + extra));
     bigger.set(this.#slots);
     this.#slots = bigger;
-    if (this.#shared) scratch = bigger;
+    if (this.#shared) {
+      scratch = bigger;
+      windows = [];
+    }
   }
 
   push(...values: number[]): this {
@@ -87,7 +97,7 @@ export class ArgBlock {
     s[start] = nb;
     for (let i = 0; i < nb; i++) s[start + 1 + i] = this.#bufs[i];
     if (this.#shared) scratchBusy = false;
-    return s.subarray(start, 1 + MAX_BUFS + this.#n);
+    return window(s, start, 1 + MAX_BUFS + this.#n);
   }
 
   /** Gives the scratch back when a block is abandoned (an error while filling it). */

@@ -179,3 +179,29 @@ export function exprKey(e: Expr): string {
       return `?(${exprKey(e.c)},${exprKey(e.a)},${exprKey(e.b)})${e.dtype}`;
   }
 }
+
+/** Whether two trees have one structure (what exprKey names), compared without building keys. */
+export function sameExpr(x: Expr, y: Expr): boolean {
+  if (x === y) return true;
+  if (x.k !== y.k || x.dtype !== y.dtype) return false;
+  switch (x.k) {
+    case "load":
+      return x.input === (y as typeof x).input;
+    case "const":
+      return x.index === (y as typeof x).index;
+    case "index":
+      return true;
+    case "cast":
+      return sameExpr(x.a, (y as typeof x).a);
+    case "unary":
+      return x.op === (y as typeof x).op && sameExpr(x.a, (y as typeof x).a);
+    case "binary": {
+      const o = y as typeof x;
+      return x.op === o.op && sameExpr(x.a, o.a) && sameExpr(x.b, o.b);
+    }
+    case "where": {
+      const o = y as typeof x;
+      return sameExpr(x.c, o.c) && sameExpr(x.a, o.a) && sameExpr(x.b, o.b);
+    }
+  }
+}

@@ -14,6 +14,7 @@ import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import type { Expr } from "../kernels/ir.ts";
 import type { DType } from "../tensor/dtype.ts";
+import { sealed } from "../tensor/shape.ts";
 import { Deferred, type Leaf } from "./deferred.ts";
 
 /** What record() needs from a tensor operand (tensor.ts implements it). */
@@ -160,7 +161,7 @@ export function record(
   const node = new Deferred(
     device,
     expr.dtype,
-    Object.isFrozen(shape) ? shape : Object.freeze([...shape]),
+    sealed(shape),
     rewrite(expr, (i) => parts[i], 0),
     leaves.list,
     allConsts,

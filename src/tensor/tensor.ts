@@ -12,7 +12,7 @@ import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts"
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES, type HostArray } from "./dtype.ts";
-import { contiguousStrides, numel, type Shape } from "./shape.ts";
+import { contiguousStrides, isSealed, numel, sealed, type Shape } from "./shape.ts";
 import * as ew from "./elementwise.ts";
 import * as mv from "./movement.ts";
 import * as red from "./reduce.ts";
@@ -59,9 +59,9 @@ export class Tensor implements ViewRef {
     if (token !== creating) throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
     this.device = device;
     this.dtype = dtype;
-    // Frozen arrays are shared as they are: copying and freezing cost more than the rest of a small op.
-    this.shape = Object.isFrozen(shape) ? shape : Object.freeze([...shape]);
-    this.strides = Object.isFrozen(strides) ? strides : Object.freeze([...strides]);
+    // Sealed arrays are shared as they are: copying and freezing cost more than the rest of a small op.
+    this.shape = sealed(shape);
+    this.strides = sealed(strides);
     this.offset = offset;
     this.#buf = buf;
     this.#epoch = device.epoch;
@@ -476,12 +476,12 @@ export function wrapBuffer(
   return new Tensor(creating, device, buf, dtype, shape, strides ?? denseStrides(shape), offset, keep);
 }
 
-/** Row-major strides of shape; one frozen array per frozen shape (tensors share both). */
+/** Row-major strides of shape; one sealed array per sealed shape (tensors share both). */
 const stridesOf = new WeakMap<readonly number[], readonly number[]>();
 function denseStrides(shape: Shape): readonly number[] {
-  if (!Object.isFrozen(shape)) return contiguousStrides(shape);
+  if (!isSealed(shape)) return contiguousStrides(shape);
   let s = stridesOf.get(shape);
-  if (s === undefined) stridesOf.set(shape, s = Object.freeze(contiguousStrides(shape)));
+  if (s === undefined) stridesOf.set(shape, s = sealed(contiguousStrides(shape)));
   return s;
 }
 
