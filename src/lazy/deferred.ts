@@ -19,7 +19,7 @@ import { runElementwise } from "../kernels/launch.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import type { Expr } from "../kernels/ir.ts";
 import { type DType, DTYPES } from "../tensor/dtype.ts";
-import { contiguousStrides, numel } from "../tensor/shape.ts";
+import { contiguousStrides, numel, sealed } from "../tensor/shape.ts";
 
 /** A strided view on a buffer the node holds one reference to. */
 export interface Leaf extends ViewRef {
@@ -195,7 +195,7 @@ export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMa
     for (const l of leaves.slice(0, retained)) native.pt_buffer_release(l.buf);
     throw e;
   }
-  const d = new Deferred(n.device, n.dtype, [...shape], n.expr, leaves, n.consts, n.opList);
+  const d = new Deferred(n.device, n.dtype, sealed(shape), n.expr, leaves, n.consts, n.opList);
   d.nodes = n.nodes;
   d.depth = n.depth;
   return d;

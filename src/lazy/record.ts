@@ -142,6 +142,9 @@ export function record(
       const shift = allConsts.length;
       allConsts.push(...n.consts);
       ops.push(...n.opList);
+      // Trees are immutable, so one whose loads and constants keep their indices is shared
+      // as it is: a chain of ops then copies no subtree (each copy grew with the chain).
+      if (shift === 0 && map.every((m, i) => m === i)) return n.expr;
       return rewrite(n.expr, (i) => ({ k: "load", input: map[i], dtype: n.leaves[i].dtype }), shift);
     }
     const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;

@@ -32,6 +32,7 @@ const creating = Symbol("polytensor.internal");
 export class Tensor implements ViewRef {
   readonly device: Device;
   readonly dtype: DType;
+  /** Read-only: tensors share shape and stride arrays (not frozen, for speed; see shape.ts sealed()). */
   readonly shape: readonly number[];
   readonly strides: readonly number[];
   readonly offset: number;
@@ -59,7 +60,7 @@ export class Tensor implements ViewRef {
     if (token !== creating) throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
     this.device = device;
     this.dtype = dtype;
-    // Sealed arrays are shared as they are: copying and freezing cost more than the rest of a small op.
+    // Sealed arrays are shared as they are: a copy per tensor would cost more than the rest of a small op.
     this.shape = sealed(shape);
     this.strides = sealed(strides);
     this.offset = offset;
