@@ -86,6 +86,11 @@ function size(e: Expr, parts: readonly { nodes: number; depth: number }[]): { no
   }
 }
 
+function isIdentity(map: readonly number[]): boolean {
+  for (let i = 0; i < map.length; i++) if (map[i] !== i) return false;
+  return true;
+}
+
 /** Rewrites loads and constants of e: load i -> loads(i), const j -> const (j + shift). */
 function rewrite(e: Expr, loads: (i: number) => Expr, shift: number): Expr {
   switch (e.k) {
@@ -106,13 +111,17 @@ function rewrite(e: Expr, loads: (i: number) => Expr, shift: number): Expr {
   }
 }
 
+function sameLeaf(x: Leaf, l: Leaf): boolean {
+  if (x.buf !== l.buf || x.dtype !== l.dtype || x.offset !== l.offset || x.strides.length !== l.strides.length) return false;
+  for (let k = 0; k < x.strides.length; k++) if (x.strides[k] !== l.strides[k]) return false;
+  return true;
+}
+
 class LeafSet {
   readonly list: Leaf[] = [];
   index(l: Leaf): number {
-    const i = this.list.findIndex((x) =>
-      x.buf === l.buf && x.dtype === l.dtype && x.offset === l.offset && x.strides.every((s, k) => s === l.strides[k])
-    );
-    return i >= 0 ? i : this.list.push(l) - 1;
+    for (let i = 0; i < this.list.length; i++) if (sameLeaf(this.list[i], l)) return i;
+    return this.list.push(l) - 1;
   }
 }
 
@@ -131,7 +140,9 @@ export function record(
   strides: (x: Operand) => readonly number[],
 ): Deferred | undefined {
   const leaves = new LeafSet();
-  const allConsts = [...consts];
+  // Inlined operands' constants come first and the op's own last, so the first inlined tree
+  // keeps its constants' indices (and usually its loads'), and is shared, not copied.
+  const allConsts: number[] = [];
   const ops: string[] = [];
   const sizes: { nodes: number; depth: number }[] = [];
   const parts = inputs.map((x): Expr => {
@@ -144,13 +155,15 @@ export function record(
       ops.push(...n.opList);
       // Trees are immutable, so one whose loads and constants keep their indices is shared
       // as it is: a chain of ops then copies no subtree (each copy grew with the chain).
-      if (shift === 0 && map.every((m, i) => m === i)) return n.expr;
+      if (shift === 0 && isIdentity(map)) return n.expr;
       return rewrite(n.expr, (i) => ({ k: "load", input: map[i], dtype: n.leaves[i].dtype }), shift);
     }
     const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;
     sizes.push(LEAF_SIZE);
     return { k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides: strides(x) }), dtype: x.dtype };
   });
+  const ownShift = allConsts.length;
+  for (let i = 0; i < consts.length; i++) allConsts.push(consts[i]);
   const s = size(expr, sizes);
   if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
   let retained = 0;
@@ -165,7 +178,7 @@ export function record(
     device,
     expr.dtype,
     sealed(shape),
-    rewrite(expr, (i) => parts[i], 0),
+    rewrite(expr, (i) => parts[i], ownShift),
     leaves.list,
     allConsts,
     ops,
