@@ -6,7 +6,7 @@ import { native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
 import { encodeBytecode, type Expr, exprKey, sameExpr } from "./ir.ts";
-import { TensorError, withOp } from "../runtime/errors.ts";
+import { TensorError, underOp, withOp } from "../runtime/errors.ts";
 import { DTYPES } from "../tensor/dtype.ts";
 import { orderLaunch, queuedOn, queueFailure, queueFor, scoped, tracking } from "../runtime/queue.ts";
 
@@ -202,20 +202,20 @@ export function runElementwise(
 ): void {
   const block = new ArgBlock();
   let program: number;
-  try {
-    program = withOp(op, () => {
-      const views = [out, ...inputs];
-      const c = shape.length > 1 ? collapse(shape, views) : { shape, strides: views.map((v) => v.strides) };
-      block.push(c.shape.length).pad8(c.shape, 1).push(views.length);
-      views.forEach((v, k) => block.view(v, c.strides[k]));
-      const cache = programsOf(device);
-      const linear = cache.renderer.elementwiseLinear ? linearLayout(c.shape, c.strides, views) : -1;
-      return elementwiseProgram(device, cache, expr, inputs.length, linear);
-    });
-    block.push(consts.length, ...consts);
+  try { // no closures here: this runs once per eager op
+    const views = [out, ...inputs];
+    const c = shape.length > 1 ? collapse(shape, views) : null; // rank <= 1: the views' own strides
+    const cshape = c === null ? shape : c.shape;
+    block.push(cshape.length).pad8(cshape, 1).push(views.length);
+    for (let k = 0; k < views.length; k++) block.view(views[k], c === null ? views[k].strides : c.strides[k]);
+    const cache = programsOf(device);
+    const linear = cache.renderer.elementwiseLinear ? linearLayout(cshape, c === null ? null : c.strides, views) : -1;
+    program = elementwiseProgram(device, cache, expr, inputs.length, linear);
+    block.push(consts.length);
+    for (let i = 0; i < consts.length; i++) block.push(consts[i]);
   } catch (e) {
     block.abandon();
-    throw e;
+    throw underOp(op, e);
   }
   launch(device, program, block, op);
 }
@@ -270,12 +270,13 @@ export function runElementwiseReduce(
  * The views' dtype codes packed in base 8 (view 0 most significant) when the launch has the
  * linear layout (rank <= 1 after collapsing, unit strides, one buffer per view, so the
  * block gives view v buffer index v), else -1 (also past 17 views, where 8^n stops being exact).
+ * `strides` are the collapsed strides, or null when the views' own are used (rank <= 1).
  */
-function linearLayout(shape: readonly number[], strides: readonly (readonly number[])[], views: readonly ViewRef[]): number {
+function linearLayout(shape: readonly number[], strides: readonly (readonly number[])[] | null, views: readonly ViewRef[]): number {
   if (shape.length > 1 || views.length > 17) return -1;
   let packed = 0;
   for (let k = 0; k < views.length; k++) {
-    if (shape.length === 1 && strides[k][0] !== 1) return -1;
+    if (shape.length === 1 && (strides === null ? views[k].strides : strides[k])[0] !== 1) return -1;
     for (let j = 0; j < k; j++) if (views[j].buf === views[k].buf) return -1;
     packed = packed * 8 + DTYPES[views[k].dtype].code;
   }

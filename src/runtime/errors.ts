@@ -29,9 +29,14 @@ export function withOp<T>(op: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof TensorError && e.op === "tensor" && op !== "tensor") {
-      throw new TensorError(op, e.message.slice("tensor: ".length), e.status);
-    }
-    throw e;
+    throw underOp(op, e);
   }
+}
+
+/** e, renamed to `op` as withOp does (for hot paths that catch without a closure). */
+export function underOp(op: string, e: unknown): unknown {
+  if (e instanceof TensorError && e.op === "tensor" && op !== "tensor") {
+    return new TensorError(op, e.message.slice("tensor: ".length), e.status);
+  }
+  return e;
 }

@@ -3,7 +3,8 @@
  * an expression tree (kernels/ir.ts) over the broadcast operands. JS scalars become
  * constants in the argument block, so the compiled program serves every value.
  */
-import { TensorError, withOp } from "../runtime/errors.ts";
+import { TensorError, underOp, withOp } from "../runtime/errors.ts";
+import type { ViewRef } from "../kernels/block.ts";
 import type { Device } from "../runtime/device.ts";
 import { runElementwise, settle } from "../kernels/launch.ts";
 import { type BinaryOp, type Expr, FLOAT_ONLY_UNARY, type UnaryOp } from "../kernels/ir.ts";
@@ -46,16 +47,14 @@ class KernelBuilder {
     }
     const out = allocTensor(device, expr.dtype, shape, this.op);
     try {
-      const views = this.inputs.map((t) => ({
-        buf: withOp(this.op, () => t.buf),
-        dtype: t.dtype,
-        offset: t.offset,
-        strides: broadcastStrides(t.shape, t.strides, shape),
-      }));
+      const views: ViewRef[] = [];
+      for (const t of this.inputs) {
+        views.push({ buf: t.buf, dtype: t.dtype, offset: t.offset, strides: broadcastStrides(t.shape, t.strides, shape) });
+      }
       if (out.numel > 0) runElementwise(device, this.op, expr, shape, out, views, this.consts);
     } catch (e) {
       out.dispose();
-      throw e;
+      throw underOp(this.op, e);
     }
     return out;
   }
