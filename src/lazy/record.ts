@@ -145,30 +145,37 @@ export function record(
   const allConsts: number[] = [];
   const ops: string[] = [];
   const sizes: { nodes: number; depth: number }[] = [];
-  const parts = inputs.map((x): Expr => {
+  const parts: Expr[] = [];
+  for (const x of inputs) { // a loop, not map(): this runs once per recorded op
     const n = x.deferred;
     if (n !== null && n.buffer === 0 && sameShape(x.shape, shape) && storesExactly(n)) {
       sizes.push(n);
-      const map = n.leaves.map((l) => leaves.index(l));
+      const nl = n.leaves, map: number[] = [];
+      for (let i = 0; i < nl.length; i++) map.push(leaves.index(nl[i]));
       const shift = allConsts.length;
-      allConsts.push(...n.consts);
-      ops.push(...n.opList);
+      for (let i = 0; i < n.consts.length; i++) allConsts.push(n.consts[i]);
+      for (let i = 0; i < n.opList.length; i++) ops.push(n.opList[i]);
       // Trees are immutable, so one whose loads and constants keep their indices is shared
       // as it is: a chain of ops then copies no subtree (each copy grew with the chain).
-      if (shift === 0 && isIdentity(map)) return n.expr;
-      return rewrite(n.expr, (i) => ({ k: "load", input: map[i], dtype: n.leaves[i].dtype }), shift);
+      if (shift === 0 && isIdentity(map)) parts.push(n.expr);
+      else parts.push(rewrite(n.expr, (i) => ({ k: "load", input: map[i], dtype: nl[i].dtype }), shift));
+      continue;
     }
     const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;
     sizes.push(LEAF_SIZE);
-    return { k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides: strides(x) }), dtype: x.dtype };
-  });
+    parts.push({ k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides: strides(x) }), dtype: x.dtype });
+  }
   const ownShift = allConsts.length;
   for (let i = 0; i < consts.length; i++) allConsts.push(consts[i]);
   const s = size(expr, sizes);
   if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
   let retained = 0;
   try {
-    for (const l of leaves.list) check(native.pt_buffer_retain(l.buf), op), retained++;
+    for (const l of leaves.list) {
+      const st = native.pt_buffer_retain(l.buf);
+      if (st < 0) check(st, op);
+      retained++;
+    }
   } catch (e) {
     for (const l of leaves.list.slice(0, retained)) native.pt_buffer_release(l.buf);
     throw e;
