@@ -59,6 +59,20 @@ test("zeros, ones, full and empty", () => {
   assert.ok(Number.isNaN(n.toArray()[0] as number));
 });
 
+test("a shape array the caller keeps can change afterwards without changing the tensors made from it", () => {
+  const shape = [2, 3];
+  using z = pt.zeros(shape);
+  using r = pt.arange(6).reshape(shape);
+  using v = z.view(shape);
+  shape[0] = 3;
+  shape[1] = 2;
+  for (const t of [z, r, v]) {
+    assert.deepEqual([...t.shape], [2, 3]);
+    assert.deepEqual([...t.strides], [3, 1]);
+  }
+  assert.deepEqual([...r.toArray()], [0, 1, 2, 3, 4, 5]);
+});
+
 test("zerosLike and friends copy dtype and shape", () => {
   using a = pt.tensor([[1, 2]], { dtype: "int32" });
   using z = pt.zerosLike(a);
