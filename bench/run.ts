@@ -12,11 +12,11 @@ import { type Case, cases, perCall, quantile, QUICK, skipNote, skipped } from ".
 
 const BUDGET_MS = QUICK ? 0 : 2000, MIN = QUICK ? 2 : 7, MAX = QUICK ? 2 : 1000;
 /**
- * Warm-up runs: at least 3, then more until 250 ms or 500 runs. A fast case needs hundreds
+ * Warm-up runs: at least WARM_MIN, then more until WARM_MS or WARM_MAX runs. A fast case needs hundreds
  * of runs before the JIT has optimized the front end (JavaScriptCore's top tier waits
  * longest): with 3 warm-up runs the median of a 20 us case read 10 us high on the H200.
  */
-const WARM_MS = QUICK ? 0 : 250, WARM_MAX = QUICK ? 1 : 500;
+const WARM_MIN = QUICK ? 1 : 3, WARM_MS = QUICK ? 0 : 250, WARM_MAX = QUICK ? 1 : 500;
 const args = globalThis as unknown as { Deno?: { args: string[] }; process?: { argv: string[] } };
 const only = args.Deno?.args ?? args.process?.argv.slice(2) ?? [];
 
@@ -25,7 +25,7 @@ function time(c: Case): Result {
   const s = c.setup();
   try {
     const w0 = performance.now();
-    for (let i = 0; i < WARM_MAX && (i < Math.min(3, WARM_MAX) || performance.now() - w0 < WARM_MS); i++) c.run(s);
+    for (let i = 0; i < WARM_MAX && (i < WARM_MIN || performance.now() - w0 < WARM_MS); i++) c.run(s);
     c.check(s);
     const t: number[] = [];
     const t0 = performance.now();

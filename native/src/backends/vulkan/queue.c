@@ -253,7 +253,6 @@ void vkq_unref(vk_ctx *c, vk_queue *q) {
   }
   if (q->pool) c->d.vkDestroyCommandPool(c->dev, q->pool, NULL); /* frees its command buffers */
   if (q->sem) c->d.vkDestroySemaphore(c->dev, q->sem, NULL);
-  pt_ring_fini(&q->ring); /* frees its records: vk_queue_free emptied it and stopped its thread */
   free(q);
 }
 
