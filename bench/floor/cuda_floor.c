@@ -9,6 +9,8 @@
  *   add_256m (+ _gbps)               one vectorised launch c = a + b over 256M floats + sync
  *   dtod_copy_1gib (+ _gbps)         cuMemcpyDtoDAsync of 1 GiB + sync (GB/s counts read+write)
  *   deferred_alias_copy_materialize  one fused launch d = ((src+1)*2)-3, 262144 floats + sync
+ *   fused_pointwise_1080p            clamp((x*1.15-0.02)*0.98, 0, 1) over 3x1080x1920 floats as
+ *                                    one kernel + sync; _eager: as 4 kernels + sync
  * Host-side microcases, ns per call (1000 calls per sample, then a stream sync), the floors
  * of bench/micro.ts:
  *   mem_alloc_free_ns                cuMemAlloc + cuMemFree of 256 bytes (the driver path)
@@ -97,7 +99,12 @@ static const char *src =
     "  long long i=(long long)blockIdx.x*blockDim.x+threadIdx.x; if(i>=n) return;\n"
     "  float4 x=a[i], y=b[i], r; r.x=x.x+y.x; r.y=x.y+y.y; r.z=x.z+y.z; r.w=x.w+y.w; c[i]=r; }\n"
     "extern \"C\" __global__ void fused(const float*s,float*d,int n){\n"
-    "  int i=blockIdx.x*blockDim.x+threadIdx.x; if(i<n) d[i]=((s[i]+1.0f)*2.0f)-3.0f; }\n";
+    "  int i=blockIdx.x*blockDim.x+threadIdx.x; if(i<n) d[i]=((s[i]+1.0f)*2.0f)-3.0f; }\n"
+    "extern \"C\" __global__ void chain(const float*s,float*d,int n){\n"
+    "  int i=blockIdx.x*blockDim.x+threadIdx.x; if(i<n) d[i]=fminf(fmaxf(((s[i]*1.15f)+-0.02f)*0.98f,0.0f),1.0f); }\n"
+    "extern \"C\" __global__ void step(const float*s,float*d,int n,int op,float c){\n"
+    "  int i=blockIdx.x*blockDim.x+threadIdx.x; if(i>=n) return; float x=s[i];\n"
+    "  d[i]= op==0 ? x*c : op==1 ? x+c : fminf(fmaxf(x,0.0f),1.0f); }\n";
 
 /* ----- results: printed as JSON on every exit path */
 static char meta[512] = "{}";
@@ -151,7 +158,7 @@ static double median(double *t, int n) {
 }
 
 static CUstream st;
-static CUfunction k_add, k_add4, k_fused;
+static CUfunction k_add, k_add4, k_fused, k_chain, k_step;
 /* Copies n floats at offset `at` back and checks each equals want. */
 static void expect(CUdeviceptr p, size_t at, size_t n, float want, const char *what) {
   static float h[4096];
@@ -237,6 +244,8 @@ int main(void) {
   CU(cuModuleGetFunction(&k_add, mod, "add"));
   CU(cuModuleGetFunction(&k_add4, mod, "add4"));
   CU(cuModuleGetFunction(&k_fused, mod, "fused"));
+  CU(cuModuleGetFunction(&k_chain, mod, "chain"));
+  CU(cuModuleGetFunction(&k_step, mod, "step"));
 
   enum { S = 50, SB = 20, L = 256 };
   double t[S], h[S];
@@ -287,6 +296,41 @@ int main(void) {
   put("deferred_alias_copy_materialize", median(t, S));
   CU(cuMemFree(fs));
   CU(cuMemFree(fd));
+
+  /* (f) fused_pointwise_1080p's chain clamp((x * 1.15 - 0.02) * 0.98, 0, 1) over 3x1080x1920
+   * floats: as one kernel + sync, and as its 4 eager steps (each a kernel into a new buffer)
+   * + sync. Their ratio is the most any library can gain by fusing this chain on this host. */
+  int np = 3 * 1080 * 1920;
+  unsigned gp = (unsigned)((np + 255) / 256);
+  CUdeviceptr px = filled(np, 0.5f), pt[4];
+  for (int k = 0; k < 4; k++) pt[k] = filled(np, 0.0f);
+  void *cargs[] = {&px, &pt[3], &np};
+  for (int s = -5; s < S; s++) {
+    double t1 = now_ms();
+    CU(cuLaunchKernel(k_chain, gp, 1, 1, 256, 1, 1, 0, st, cargs, NULL));
+    CU(cuStreamSynchronize(st));
+    if (s >= 0) t[s] = now_ms() - t1;
+  }
+  put("fused_pointwise_1080p", median(t, S));
+  int sop[4] = {0, 1, 0, 2};
+  float sc[4] = {1.15f, -0.02f, 0.98f, 0.0f};
+  for (int s = -5; s < S; s++) {
+    double t1 = now_ms();
+    for (int k = 0; k < 4; k++) {
+      CUdeviceptr *from = k ? &pt[k - 1] : &px;
+      void *sargs[] = {from, &pt[k], &np, &sop[k], &sc[k]};
+      CU(cuLaunchKernel(k_step, gp, 1, 1, 256, 1, 1, 0, st, sargs, NULL));
+    }
+    CU(cuStreamSynchronize(st));
+    if (s >= 0) t[s] = now_ms() - t1;
+  }
+  put("fused_pointwise_1080p_eager", median(t, S));
+  float want = ((0.5f * 1.15f) + -0.02f) * 0.98f; /* inside [0, 1]: the clamp keeps it */
+  expect(pt[3], (size_t)np - 4096, 4096, want, "chain eager");
+  CU(cuLaunchKernel(k_chain, gp, 1, 1, 256, 1, 1, 0, st, cargs, NULL));
+  expect(pt[3], 0, 4096, want, "chain fused");
+  CU(cuMemFree(px));
+  for (int k = 0; k < 4; k++) CU(cuMemFree(pt[k]));
 
   /* (c) add_256m: one vectorised launch over 256M floats (3 GiB of traffic) + sync */
   size_t nb = (size_t)256 << 20;

@@ -2,7 +2,8 @@
  * the driver's own declarations (native/src/backends/vulkan/vk.h), dlopens the Vulkan
  * loader, and makes the calls the driver makes, minus its bookkeeping: buffers reached by
  * device address, one pipeline whose only interface is a push constant, dispatches and
- * barriers in one command buffer, a timeline semaphore to wait on. The add kernel is
+ * barriers in one command buffer, a timeline semaphore to wait on (polled for up to 200 us
+ * before a blocking wait, as the driver waits). The add kernel is
  * embedded as SPIR-V (compiled from the GLSL below with glslangValidator -V --target-env
  * vulkan1.2), so no GLSL compiler is needed at run time. Wall-clock medians; every sample
  * ends with the device idle; results are checked once outside the timing. Prints one
@@ -12,6 +13,8 @@
  *   replay_256               the same command buffer recorded once, re-submitted + wait (ms)
  *   deferred_alias_copy_materialize  one add over 262144 floats recorded, submitted, waited for (ms):
  *                            the floor of one fused kernel launch + sync
+ *   fused_pointwise_1080p    clamp((x*1.15-0.02)*0.98, 0, 1) over 3x1080x1920 floats as one
+ *                            dispatch + wait; _eager: as its 4 steps (dispatches with barriers) + wait
  *   add_<N> (+ add_gbps)     c = a + b over N floats (default 256M), one dispatch + wait;
  *                            GB/s counts 12 bytes an element (two reads, one write)
  *   copy_<bytes> (+ copy_gbps) vkCmdCopyBuffer of one 4N-byte buffer + wait; GB/s counts
@@ -106,6 +109,99 @@ static const uint32_t add_spv[] = {
   0x00000031, 0x0000004d, 0x000200f9, 0x00000035, 0x000200f8, 0x00000037, 0x000100fd, 0x00010038,
 };
 
+/* The step kernel, compiled the same way from:
+ *   layout(push_constant) uniform P { uint64_t s, d; uint n; int op; float c; } p;
+ *   void main() { F32 s = F32(p.s), d = F32(p.d); uint stride = gl_NumWorkGroups.x * 256u;
+ *     for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+ *       precise float x = s.v[i], y;
+ *       if (p.op == 0) y = x * p.c; else if (p.op == 1) y = x + p.c;
+ *       else if (p.op == 2) y = clamp(x, 0.0, 1.0); else y = clamp(((x * 1.15) + -0.02) * 0.98, 0.0, 1.0);
+ *       d.v[i] = y; } }
+ * (spirv-opt --strip-debug): op 3 is fused_pointwise_1080p's whole chain, ops 0 to 2 its eager steps. */
+static const uint32_t step_spv[] = {
+  0x07230203, 0x00010500, 0x0008000b, 0x00000072, 0x00000000, 0x00020011, 0x00000001, 0x00020011,
+  0x0000000b, 0x00020011, 0x000014e3, 0x0006000b, 0x00000001, 0x4c534c47, 0x6474732e, 0x3035342e,
+  0x00000000, 0x0003000e, 0x000014e4, 0x00000001, 0x0008000f, 0x00000005, 0x00000004, 0x6e69616d,
+  0x00000000, 0x00000011, 0x00000020, 0x00000028, 0x00060010, 0x00000004, 0x00000011, 0x00000100,
+  0x00000001, 0x00000001, 0x00040047, 0x00000008, 0x00000006, 0x00000004, 0x00050048, 0x00000009,
+  0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x00000009, 0x00000002, 0x00030047, 0x0000000b,
+  0x000014ec, 0x00050048, 0x0000000f, 0x00000000, 0x00000023, 0x00000000, 0x00050048, 0x0000000f,
+  0x00000001, 0x00000023, 0x00000008, 0x00050048, 0x0000000f, 0x00000002, 0x00000023, 0x00000010,
+  0x00050048, 0x0000000f, 0x00000003, 0x00000023, 0x00000014, 0x00050048, 0x0000000f, 0x00000004,
+  0x00000023, 0x00000018, 0x00030047, 0x0000000f, 0x00000002, 0x00030047, 0x00000017, 0x000014ec,
+  0x00040047, 0x00000020, 0x0000000b, 0x00000018, 0x00040047, 0x00000028, 0x0000000b, 0x0000001c,
+  0x00030047, 0x0000004b, 0x0000002a, 0x00030047, 0x00000055, 0x0000002a, 0x00030047, 0x00000063,
+  0x0000002a, 0x00030047, 0x00000065, 0x0000002a, 0x00030047, 0x00000067, 0x0000002a, 0x00040047,
+  0x00000071, 0x0000000b, 0x00000019, 0x00020013, 0x00000002, 0x00030021, 0x00000003, 0x00000002,
+  0x00030027, 0x00000006, 0x000014e5, 0x00030016, 0x00000007, 0x00000020, 0x0003001d, 0x00000008,
+  0x00000007, 0x0003001e, 0x00000009, 0x00000008, 0x00040020, 0x00000006, 0x000014e5, 0x00000009,
+  0x00040020, 0x0000000a, 0x00000007, 0x00000006, 0x00040015, 0x0000000c, 0x00000040, 0x00000000,
+  0x00040015, 0x0000000d, 0x00000020, 0x00000000, 0x00040015, 0x0000000e, 0x00000020, 0x00000001,
+  0x0007001e, 0x0000000f, 0x0000000c, 0x0000000c, 0x0000000d, 0x0000000e, 0x00000007, 0x00040020,
+  0x00000010, 0x00000009, 0x0000000f, 0x0004003b, 0x00000010, 0x00000011, 0x00000009, 0x0004002b,
+  0x0000000e, 0x00000012, 0x00000000, 0x00040020, 0x00000013, 0x00000009, 0x0000000c, 0x0004002b,
+  0x0000000e, 0x00000018, 0x00000001, 0x00040020, 0x0000001c, 0x00000007, 0x0000000d, 0x00040017,
+  0x0000001e, 0x0000000d, 0x00000003, 0x00040020, 0x0000001f, 0x00000001, 0x0000001e, 0x0004003b,
+  0x0000001f, 0x00000020, 0x00000001, 0x0004002b, 0x0000000d, 0x00000021, 0x00000000, 0x00040020,
+  0x00000022, 0x00000001, 0x0000000d, 0x0004002b, 0x0000000d, 0x00000025, 0x00000100, 0x0004003b,
+  0x0000001f, 0x00000028, 0x00000001, 0x0004002b, 0x0000000e, 0x00000031, 0x00000002, 0x00040020,
+  0x00000032, 0x00000009, 0x0000000d, 0x00020014, 0x00000035, 0x00040020, 0x00000037, 0x00000007,
+  0x00000007, 0x00040020, 0x0000003b, 0x000014e5, 0x00000007, 0x0004002b, 0x0000000e, 0x0000003e,
+  0x00000003, 0x00040020, 0x0000003f, 0x00000009, 0x0000000e, 0x0004002b, 0x0000000e, 0x00000047,
+  0x00000004, 0x00040020, 0x00000048, 0x00000009, 0x00000007, 0x0004002b, 0x00000007, 0x0000005d,
+  0x00000000, 0x0004002b, 0x00000007, 0x0000005e, 0x3f800000, 0x0004002b, 0x00000007, 0x00000062,
+  0x3f933333, 0x0004002b, 0x00000007, 0x00000064, 0xbca3d70a, 0x0004002b, 0x00000007, 0x00000066,
+  0x3f7ae148, 0x0004002b, 0x0000000d, 0x00000070, 0x00000001, 0x0006002c, 0x0000001e, 0x00000071,
+  0x00000025, 0x00000070, 0x00000070, 0x00050036, 0x00000002, 0x00000004, 0x00000000, 0x00000003,
+  0x000200f8, 0x00000005, 0x0004003b, 0x0000000a, 0x0000000b, 0x00000007, 0x0004003b, 0x0000000a,
+  0x00000017, 0x00000007, 0x0004003b, 0x0000001c, 0x0000001d, 0x00000007, 0x0004003b, 0x0000001c,
+  0x00000027, 0x00000007, 0x0004003b, 0x00000037, 0x00000038, 0x00000007, 0x0004003b, 0x00000037,
+  0x00000045, 0x00000007, 0x00050041, 0x00000013, 0x00000014, 0x00000011, 0x00000012, 0x0004003d,
+  0x0000000c, 0x00000015, 0x00000014, 0x00040078, 0x00000006, 0x00000016, 0x00000015, 0x0003003e,
+  0x0000000b, 0x00000016, 0x00050041, 0x00000013, 0x00000019, 0x00000011, 0x00000018, 0x0004003d,
+  0x0000000c, 0x0000001a, 0x00000019, 0x00040078, 0x00000006, 0x0000001b, 0x0000001a, 0x0003003e,
+  0x00000017, 0x0000001b, 0x00050041, 0x00000022, 0x00000023, 0x00000020, 0x00000021, 0x0004003d,
+  0x0000000d, 0x00000024, 0x00000023, 0x00050084, 0x0000000d, 0x00000026, 0x00000024, 0x00000025,
+  0x0003003e, 0x0000001d, 0x00000026, 0x00050041, 0x00000022, 0x00000029, 0x00000028, 0x00000021,
+  0x0004003d, 0x0000000d, 0x0000002a, 0x00000029, 0x0003003e, 0x00000027, 0x0000002a, 0x000200f9,
+  0x0000002b, 0x000200f8, 0x0000002b, 0x000400f6, 0x0000002d, 0x0000002e, 0x00000000, 0x000200f9,
+  0x0000002f, 0x000200f8, 0x0000002f, 0x0004003d, 0x0000000d, 0x00000030, 0x00000027, 0x00050041,
+  0x00000032, 0x00000033, 0x00000011, 0x00000031, 0x0004003d, 0x0000000d, 0x00000034, 0x00000033,
+  0x000500b0, 0x00000035, 0x00000036, 0x00000030, 0x00000034, 0x000400fa, 0x00000036, 0x0000002c,
+  0x0000002d, 0x000200f8, 0x0000002c, 0x0004003d, 0x00000006, 0x00000039, 0x0000000b, 0x0004003d,
+  0x0000000d, 0x0000003a, 0x00000027, 0x00060041, 0x0000003b, 0x0000003c, 0x00000039, 0x00000012,
+  0x0000003a, 0x0006003d, 0x00000007, 0x0000003d, 0x0000003c, 0x00000002, 0x00000004, 0x0003003e,
+  0x00000038, 0x0000003d, 0x00050041, 0x0000003f, 0x00000040, 0x00000011, 0x0000003e, 0x0004003d,
+  0x0000000e, 0x00000041, 0x00000040, 0x000500aa, 0x00000035, 0x00000042, 0x00000041, 0x00000012,
+  0x000300f7, 0x00000044, 0x00000000, 0x000400fa, 0x00000042, 0x00000043, 0x0000004c, 0x000200f8,
+  0x00000043, 0x0004003d, 0x00000007, 0x00000046, 0x00000038, 0x00050041, 0x00000048, 0x00000049,
+  0x00000011, 0x00000047, 0x0004003d, 0x00000007, 0x0000004a, 0x00000049, 0x00050085, 0x00000007,
+  0x0000004b, 0x00000046, 0x0000004a, 0x0003003e, 0x00000045, 0x0000004b, 0x000200f9, 0x00000044,
+  0x000200f8, 0x0000004c, 0x00050041, 0x0000003f, 0x0000004d, 0x00000011, 0x0000003e, 0x0004003d,
+  0x0000000e, 0x0000004e, 0x0000004d, 0x000500aa, 0x00000035, 0x0000004f, 0x0000004e, 0x00000018,
+  0x000300f7, 0x00000051, 0x00000000, 0x000400fa, 0x0000004f, 0x00000050, 0x00000056, 0x000200f8,
+  0x00000050, 0x0004003d, 0x00000007, 0x00000052, 0x00000038, 0x00050041, 0x00000048, 0x00000053,
+  0x00000011, 0x00000047, 0x0004003d, 0x00000007, 0x00000054, 0x00000053, 0x00050081, 0x00000007,
+  0x00000055, 0x00000052, 0x00000054, 0x0003003e, 0x00000045, 0x00000055, 0x000200f9, 0x00000051,
+  0x000200f8, 0x00000056, 0x00050041, 0x0000003f, 0x00000057, 0x00000011, 0x0000003e, 0x0004003d,
+  0x0000000e, 0x00000058, 0x00000057, 0x000500aa, 0x00000035, 0x00000059, 0x00000058, 0x00000031,
+  0x000300f7, 0x0000005b, 0x00000000, 0x000400fa, 0x00000059, 0x0000005a, 0x00000060, 0x000200f8,
+  0x0000005a, 0x0004003d, 0x00000007, 0x0000005c, 0x00000038, 0x0008000c, 0x00000007, 0x0000005f,
+  0x00000001, 0x0000002b, 0x0000005c, 0x0000005d, 0x0000005e, 0x0003003e, 0x00000045, 0x0000005f,
+  0x000200f9, 0x0000005b, 0x000200f8, 0x00000060, 0x0004003d, 0x00000007, 0x00000061, 0x00000038,
+  0x00050085, 0x00000007, 0x00000063, 0x00000061, 0x00000062, 0x00050081, 0x00000007, 0x00000065,
+  0x00000063, 0x00000064, 0x00050085, 0x00000007, 0x00000067, 0x00000065, 0x00000066, 0x0008000c,
+  0x00000007, 0x00000068, 0x00000001, 0x0000002b, 0x00000067, 0x0000005d, 0x0000005e, 0x0003003e,
+  0x00000045, 0x00000068, 0x000200f9, 0x0000005b, 0x000200f8, 0x0000005b, 0x000200f9, 0x00000051,
+  0x000200f8, 0x00000051, 0x000200f9, 0x00000044, 0x000200f8, 0x00000044, 0x0004003d, 0x00000006,
+  0x00000069, 0x00000017, 0x0004003d, 0x0000000d, 0x0000006a, 0x00000027, 0x0004003d, 0x00000007,
+  0x0000006b, 0x00000045, 0x00060041, 0x0000003b, 0x0000006c, 0x00000069, 0x00000012, 0x0000006a,
+  0x0005003e, 0x0000006c, 0x0000006b, 0x00000002, 0x00000004, 0x000200f9, 0x0000002e, 0x000200f8,
+  0x0000002e, 0x0004003d, 0x0000000d, 0x0000006d, 0x0000001d, 0x0004003d, 0x0000000d, 0x0000006e,
+  0x00000027, 0x00050080, 0x0000000d, 0x0000006f, 0x0000006e, 0x0000006d, 0x0003003e, 0x00000027,
+  0x0000006f, 0x000200f9, 0x0000002b, 0x000200f8, 0x0000002d, 0x000100fd, 0x00010038,
+};
+
 static vk_inst_api vi;
 static vk_dev_api vd;
 static void(VKAPI_PTR *CmdFillBuffer)(VkCommandBuffer, VkBuffer, VkDeviceSize, VkDeviceSize, uint32_t);
@@ -154,6 +250,7 @@ static buffer make_buffer(VkDeviceSize bytes, int host) {
 }
 
 static VkQueue queue;
+static int spin; /* 0 on a CPU implementation, as in the driver */
 static VkSemaphore sem;
 static uint64_t sem_value;
 
@@ -164,6 +261,20 @@ static void submit_wait(VkCommandBuffer cb) {
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ti, .commandBufferCount = 1, .pCommandBuffers = &cb,
                      .signalSemaphoreCount = 1, .pSignalSemaphores = &sem};
   check(vd.vkQueueSubmit(queue, 1, &si, NULL), "vkQueueSubmit");
+  /* The wait the driver makes (queue.c vkq_wait): poll the counter, pausing between reads,
+   * for up to 200 us, then block. NVIDIA's blocking wait alone returns tens of us late. */
+  double until = now_ms() + 0.2;
+  for (unsigned i = 0; spin; i++) {
+    uint64_t done = 0;
+    check(vd.vkGetSemaphoreCounterValue(dev, sem, &done), "vkGetSemaphoreCounterValue");
+    if (done >= v) return;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+    if (i % 16 == 15 && now_ms() > until) break;
+  }
   VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1, .pSemaphores = &sem, .pValues = &v};
   check(vd.vkWaitSemaphores(dev, &wi, UINT64_MAX), "vkWaitSemaphores");
 }
@@ -189,6 +300,15 @@ static void add(VkCommandBuffer cb, const buffer *a, const buffer *b, const buff
   uint64_t pc[4] = {a->addr, b->addr, c->addr, n};
   uint64_t groups = (n + 255) / 256;
   vd.vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, pc);
+  vd.vkCmdDispatch(cb, (uint32_t)(groups < 65535 ? groups : 65535), 1, 1);
+}
+
+static VkPipeline step_pipe;
+
+static void step(VkCommandBuffer cb, const buffer *src, const buffer *dst, uint64_t n, int op, float c) {
+  struct { uint64_t s, d; uint32_t n; int32_t op; float c; } pc = {src->addr, dst->addr, (uint32_t)n, op, c};
+  uint64_t groups = (n + 255) / 256;
+  vd.vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   vd.vkCmdDispatch(cb, (uint32_t)(groups < 65535 ? groups : 65535), 1, 1);
 }
 
@@ -229,6 +349,7 @@ int main(int argc, char **argv) {
   if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || nd == 0) { fprintf(stderr, "vulkan_floor: no Vulkan device\n"); return 2; }
   VkPhysicalDeviceProperties2 pr = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   vi.vkGetPhysicalDeviceProperties2(pd, &pr);
+  spin = pr.properties.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
   VkPhysicalDeviceMemoryProperties2 mp2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
   vi.vkGetPhysicalDeviceMemoryProperties2(pd, &mp2);
   mp = mp2.memoryProperties;
@@ -273,6 +394,10 @@ int main(int argc, char **argv) {
   cpi.stage.module = mod;
   cpi.stage.pName = "main";
   check(vd.vkCreateComputePipelines(dev, NULL, 1, &cpi, NULL, &pipe), "vkCreateComputePipelines");
+  smi.codeSize = sizeof step_spv;
+  smi.pCode = step_spv;
+  check(vd.vkCreateShaderModule(dev, &smi, NULL, &cpi.stage.module), "vkCreateShaderModule");
+  check(vd.vkCreateComputePipelines(dev, NULL, 1, &cpi, NULL, &step_pipe), "vkCreateComputePipelines");
 
   buffer sa = make_buffer(256, 0), sb = make_buffer(256, 0), sc = make_buffer(256, 0), host = make_buffer(256, 1);
   buffer la = make_buffer(n * 4, 0), lb = make_buffer(n * 4, 0), lc = make_buffer(n * 4, 0);
@@ -325,6 +450,38 @@ int main(int argc, char **argv) {
     if (s) t[s - 1] = now_ms() - t0;
   }
   printf("deferred_alias_copy_materialize %.4f ms\n", median(t, reps));
+
+  /* fused_pointwise_1080p as one dispatch, then as its 4 eager steps, recorded each time. */
+  uint64_t np = 3 * 1080 * 1920;
+  buffer px = make_buffer(np * 4, 0), pt[4];
+  for (int k = 0; k < 4; k++) pt[k] = make_buffer(np * 4, 0);
+  begin(cb[0]);
+  CmdFillBuffer(cb[0], px.buf, 0, np * 4, 0x3f000000u); /* 0.5f */
+  barrier(cb[0]);
+  check(vd.vkEndCommandBuffer(cb[0]), "vkEndCommandBuffer");
+  submit_wait(cb[0]);
+  const char *names[2] = {"fused_pointwise_1080p", "fused_pointwise_1080p_eager"};
+  for (int eager = 0; eager < 2; eager++) {
+    for (int s = 0; s < reps + 1; s++) {
+      double t0 = now_ms();
+      begin(cb[0]);
+      vd.vkCmdBindPipeline(cb[0], VK_PIPELINE_BIND_POINT_COMPUTE, step_pipe);
+      if (eager)
+        for (int k = 0; k < 4; k++) {
+          step(cb[0], k ? &pt[k - 1] : &px, &pt[k], np, k == 3 ? 2 : k == 1 ? 1 : 0, k == 0 ? 1.15f : k == 1 ? -0.02f : 0.98f);
+          barrier(cb[0]);
+        }
+      else {
+        step(cb[0], &px, &pt[3], np, 3, 0);
+        barrier(cb[0]);
+      }
+      check(vd.vkEndCommandBuffer(cb[0]), "vkEndCommandBuffer");
+      submit_wait(cb[0]);
+      if (s) t[s - 1] = now_ms() - t0;
+    }
+    expect(cb[1], &pt[3], np, &host, ((0.5f * 1.15f) + -0.02f) * 0.98f, names[eager]);
+    printf("%s %.4f ms\n", names[eager], median(t, reps));
+  }
 
   begin(cb[0]);
   vd.vkCmdBindPipeline(cb[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);

@@ -70,12 +70,12 @@ int main(void) {
   int fails = 0;
   if (pt_ring_init(&ring, sizeof(rec), 64, issue, enter, NULL) != 0) return 2;
 
-  /* One record and a drain: issued by the drain itself, no thread started. */
+  /* A lone record: issued by its producer at publish, no thread started. */
   rec *r = pt_ring_reserve(&ring);
   *r = (rec){0, 0};
   pt_ring_publish(&ring);
+  fails += check(atomic_load(&issued) == 1 && atomic_load(&entered) == 0, "a lone record is issued at publish, without the thread");
   pt_ring_drain(&ring);
-  fails += check(atomic_load(&issued) == 1 && atomic_load(&entered) == 0, "a lone record is issued by the drain, without the thread");
   next_want[0] = 0;
   atomic_store(&issued, 0);
 
@@ -87,13 +87,23 @@ int main(void) {
   fails += check(atomic_load(&bad) == 0, "each producer's records issued in order, and drains wait for them");
   fails += check(atomic_load(&entered) == 1, "the ring's thread started once and entered once");
 
-  /* A kick hands a lone record to the sleeping thread: it is issued without a drain. */
+  /* After a pause, a lone record is issued at publish even with the thread started. */
   struct timespec nap = {0, 200000000};
   nanosleep(&nap, NULL); /* past the thread's spin: it sleeps */
   long before = atomic_load(&issued);
   r = pt_ring_reserve(&ring);
   *r = (rec){0, PER_PRODUCER};
   pt_ring_publish(&ring);
+  fails += check(atomic_load(&issued) == before + 1, "a lone record after a pause is issued at publish");
+
+  /* A kick hands a record to the sleeping thread: it is issued without a drain. */
+  ring.lone_ns = UINT64_MAX; /* no record counts as lone */
+  nanosleep(&nap, NULL);
+  before = atomic_load(&issued);
+  r = pt_ring_reserve(&ring);
+  *r = (rec){0, PER_PRODUCER + 1};
+  pt_ring_publish(&ring);
+  fails += check(atomic_load(&issued) == before, "a record that is not lone waits for the thread");
   pt_ring_kick(&ring);
   for (int i = 0; i < 1000 && atomic_load(&issued) == before; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
   fails += check(atomic_load(&issued) == before + 1, "a kicked record is issued by the thread");

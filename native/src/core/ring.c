@@ -18,7 +18,7 @@
 #define PT_RING_SPIN_NS 50000 /* how long the thread waits for more work before it sleeps */
 
 int pt_ring_init(pt_ring *r, size_t rec_bytes, uint32_t cap, void (*issue)(void *, void *), void (*enter)(void *), void *arg) {
-  *r = (pt_ring){.rec_bytes = rec_bytes, .cap = cap, .issue = issue, .enter = enter, .arg = arg};
+  *r = (pt_ring){.rec_bytes = rec_bytes, .cap = cap, .issue = issue, .enter = enter, .arg = arg, .lone_ns = 10000};
   r->push_lock = r->issue_lock = r->sleep_lock = (pt_mutex)PT_MUTEX_INIT;
   r->wake = (pt_cond)PT_COND_INIT;
   if (!(r->recs = malloc(rec_bytes * cap))) return pt_error(PT_EOOM, "out of host memory for a launch ring of %u records", cap);
@@ -27,7 +27,7 @@ int pt_ring_init(pt_ring *r, size_t rec_bytes, uint32_t cap, void (*issue)(void 
 
 #ifdef _WIN32
 static void pt_yield(void) { SwitchToThread(); }
-static uint64_t pt_now_ns(void) {
+uint64_t pt_now_ns(void) {
   LARGE_INTEGER f, c;
   QueryPerformanceFrequency(&f);
   QueryPerformanceCounter(&c);
@@ -35,7 +35,7 @@ static uint64_t pt_now_ns(void) {
 }
 #else
 static void pt_yield(void) { sched_yield(); }
-static uint64_t pt_now_ns(void) {
+uint64_t pt_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -116,9 +116,16 @@ void *pt_ring_reserve(pt_ring *r) {
 }
 
 void pt_ring_publish(pt_ring *r) {
-  uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed) + 1;
+  uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed) + 1, now = pt_now_ns();
   atomic_store(&r->head, h);
-  if (h - atomic_load(&r->tail) >= 2) wake(r); /* a run of launches: worth the thread */
+  if (h - atomic_load(&r->tail) >= 2) {
+    wake(r); /* a run of launches: worth the thread */
+  } else if (now - r->last_ns > r->lone_ns && (r->started <= 0 || atomic_load(&r->sleeping)) &&
+             pt_mutex_trylock(&r->issue_lock)) {
+    issue_all(r); /* a lone launch: the device starts on it while the caller goes on, not at the next drain */
+    pt_mutex_unlock(&r->issue_lock);
+  }
+  r->last_ns = now;
   pt_mutex_unlock(&r->push_lock);
 }
 

@@ -70,6 +70,8 @@ static inline int pt_thread_start(pt_thread *t, void (*fn)(void *), void *arg) {
 }
 static inline void pt_thread_join(pt_thread t) { pthread_join(t, NULL); }
 #endif
+/* A monotonic clock in nanoseconds, for bounded spin-waits (defined in ring.c). */
+uint64_t pt_now_ns(void);
 /* A hint inside a spin-wait loop. */
 static inline void pt_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)

@@ -24,7 +24,7 @@
  * finish, and reports PT_EKERNEL naming the kinds that ran since the last read.
  *
  * Dispatch sizes (x, y, z), from blocks.h's work shapes:
- *   ELEMENT (ew, gather, index_get, philox): (min(ceil(work/256), 65535), 1, 1); kernels loop
+ *   ELEMENT (ew, gather, index_get, philox): (min(ceil(work/256), 4096), 1, 1); kernels loop
  *     i = gl_WorkGroupID.x*256 + gl_LocalInvocationID.x; i < work; i += gl_NumWorkGroups.x*256.
  *   ROW (reduce, scan, sort): (min(rows, 65535), 1, 1); group g owns rows g, g + gl_NumWorkGroups.x, ...
  *     and its 256 invocations cooperate on one row through shared memory.

@@ -176,15 +176,17 @@ void vk_program_free(void *ctx, void *prog) {
   free(p);
 }
 
-/* Whether to send a batch before it fills because the GPU has finished everything sent
- * before it: a script that records many small launches then overlaps the GPU running the
- * earlier ones instead of leaving it idle until the next sync. Checked only at a few batch
- * sizes, so a busy GPU costs a handful of semaphore reads per batch. */
-static int idle_early(vk_ctx *c, vk_queue *q, const vk_batch *b) {
+/* Whether to send a batch before it fills: every VK_EARLY_DISPATCHES dispatches while at
+ * most one earlier batch is still running, so a script that records many small launches
+ * keeps the GPU fed instead of leaving it idle until the next sync, and a busy GPU costs
+ * one semaphore read per VK_EARLY_DISPATCHES launches. (Sending only to an idle GPU, and
+ * only at 32, 64, 128 and 256 dispatches, left it waiting between checks: 256 small adds
+ * took 1.22 to 1.26 ms on an H200 against 1.08 to 1.10 ms this way.) */
+static int send_early(vk_ctx *c, vk_queue *q, const vk_batch *b) {
   int n = b->ndisp;
-  if (q->cap || n < VK_EARLY_DISPATCHES || (n & (n - 1)) != 0) return 0;
+  if (q->cap || n < VK_EARLY_DISPATCHES || n % VK_EARLY_DISPATCHES != 0) return 0;
   uint64_t done = 0;
-  return c->d.vkGetSemaphoreCounterValue(c->dev, q->sem, &done) == VK_SUCCESS && done >= q->submitted;
+  return c->d.vkGetSemaphoreCounterValue(c->dev, q->sem, &done) == VK_SUCCESS && done + 1 >= q->submitted;
 }
 
 /* A launch as its queue's ring carries it: everything record() needs, nothing of the caller's. */
@@ -208,7 +210,7 @@ static int record(vk_ctx *c, vk_queue *q, const vk_launch_rec *l) {
   vk_batch *b;
   pt_mutex_lock(&c->lock);
   int st = vkq_open(c, q, &b);
-  if (st == PT_OK && (b->ndisp >= VK_BATCH_DISPATCHES || b->ring_used + rec > VK_RING_BYTES || idle_early(c, q, b))) {
+  if (st == PT_OK && (b->ndisp >= VK_BATCH_DISPATCHES || b->ring_used + rec > VK_RING_BYTES || send_early(c, q, b))) {
     if ((st = vkq_submit(c, q)) == PT_OK) st = vkq_open(c, q, &b); /* full, or the GPU idles: send it, start the next */
   }
   if (st == PT_OK) {
@@ -279,7 +281,8 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
     if (work <= 0) return PT_OK; /* no work: nothing is recorded */
     int shape = pt_program_kind_shape(p->kind);
     int64_t g = shape == PT_SHAPE_ELEMENT ? (work + PT_VK_GROUP - 1) / PT_VK_GROUP : shape == PT_SHAPE_ROW ? work : 1;
-    gx = (uint32_t)(g < 65535 ? g : 65535);
+    const int64_t cap = shape == PT_SHAPE_ELEMENT ? VK_ELEMENT_GROUPS : 65535;
+    gx = (uint32_t)(g < cap ? g : cap);
   }
   if ((st = vk_enter(c)) != PT_OK) return st;
   int capturing = atomic_load(&q->capturing);

@@ -70,8 +70,31 @@ void vkq_reap(vk_ctx *c, vk_queue *q) {
   }
 }
 
+/* How long a wait polls the semaphore before it blocks: NVIDIA's blocking wait returns tens
+ * of microseconds after the GPU is done, which is longer than a small batch runs. A CPU
+ * implementation (lavapipe) does not spin by default: its own threads need the cores.
+ * PT_VK_SPIN_US sets the limit for every device (0: block at once). */
+static uint64_t spin_ns(const vk_ctx *c) {
+  static _Atomic int64_t env = -2; /* -2: not read yet; -1: unset */
+  int64_t v = atomic_load(&env);
+  if (v == -2) {
+    const char *e = getenv("PT_VK_SPIN_US");
+    v = e && *e ? (int64_t)strtoll(e, NULL, 10) * 1000 : -1;
+    atomic_store(&env, v = v < -1 ? 0 : v);
+  }
+  if (v >= 0) return (uint64_t)v;
+  return c->ph->type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 200000;
+}
+
 int vkq_wait(vk_ctx *c, vk_queue *q, uint64_t value) {
   if (value == 0) return PT_OK;
+  uint64_t limit = spin_ns(c), until = limit ? pt_now_ns() + limit : 0, done = 0;
+  for (unsigned i = 0; limit; i++) {
+    if (c->d.vkGetSemaphoreCounterValue(c->dev, q->sem, &done) != VK_SUCCESS) break; /* the blocking wait reports it */
+    if (done >= value) return PT_OK;
+    pt_cpu_relax();
+    if (i % 16 == 15 && pt_now_ns() > until) break;
+  }
   VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1, .pSemaphores = &q->sem,
                             .pValues = &value};
   VkResult r = c->d.vkWaitSemaphores(c->dev, &wi, UINT64_MAX);
