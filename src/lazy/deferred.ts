@@ -82,7 +82,8 @@ export class Deferred {
       this.#buf = 0;
       return b;
     }
-    check(native.pt_buffer_retain(b), this.ops);
+    const st = native.pt_buffer_retain(b);
+    if (st < 0) check(st, this.ops); // the name is built only for the error
     this.#pending--;
     return b;
   }
@@ -190,7 +191,11 @@ export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMa
   });
   let retained = 0;
   try {
-    for (const l of leaves) check(native.pt_buffer_retain(l.buf), n.ops), retained++;
+    for (const l of leaves) {
+      const st = native.pt_buffer_retain(l.buf);
+      if (st < 0) check(st, n.ops);
+      retained++;
+    }
   } catch (e) {
     for (const l of leaves.slice(0, retained)) native.pt_buffer_release(l.buf);
     throw e;

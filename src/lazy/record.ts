@@ -14,7 +14,7 @@ import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import type { Expr } from "../kernels/ir.ts";
 import type { DType } from "../tensor/dtype.ts";
-import { sealed } from "../tensor/shape.ts";
+import { broadcastStrides, sealed } from "../tensor/shape.ts";
 import { Deferred, type Leaf } from "./deferred.ts";
 
 /** What record() needs from a tensor operand (tensor.ts implements it). */
@@ -126,9 +126,8 @@ class LeafSet {
 }
 
 /**
- * A deferred node for `expr` (whose loads index `inputs`, already broadcast to `shape`), or
- * undefined when the op should run eagerly (too big to fuse). `strides(x)` gives an
- * input's strides broadcast to shape.
+ * A deferred node for `expr` (whose loads index `inputs`, broadcast to `shape`), or
+ * undefined when the op should run eagerly (too big to fuse).
  */
 export function record(
   device: Device,
@@ -137,7 +136,6 @@ export function record(
   inputs: readonly Operand[],
   consts: readonly number[],
   shape: readonly number[],
-  strides: (x: Operand) => readonly number[],
 ): Deferred | undefined {
   const leaves = new LeafSet();
   // Inlined operands' constants come first and the op's own last, so the first inlined tree
@@ -163,7 +161,8 @@ export function record(
     }
     const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;
     sizes.push(LEAF_SIZE);
-    parts.push({ k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides: strides(x) }), dtype: x.dtype });
+    const strides = broadcastStrides(x.shape, x.strides, shape);
+    parts.push({ k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides }), dtype: x.dtype });
   }
   const ownShift = allConsts.length;
   for (let i = 0; i < consts.length; i++) allConsts.push(consts[i]);

@@ -3,7 +3,7 @@
  * an expression tree (kernels/ir.ts) over the broadcast operands. JS scalars become
  * constants in the argument block, so the compiled program serves every value.
  */
-import { TensorError, underOp, withOp } from "../runtime/errors.ts";
+import { TensorError, underOp } from "../runtime/errors.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import type { Device } from "../runtime/device.ts";
 import { runElementwise, settle } from "../kernels/launch.ts";
@@ -38,11 +38,13 @@ class KernelBuilder {
     const shape = extraShapes.length === 0 && sameShapes(this.inputs)
       ? this.inputs[0].shape // no broadcast: the (frozen) input shape is the result's, shared as it is
       : broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
-    if (lazyEnabled() && !this.eagerOnly && this.inputs.every((t) => t.hostOwner === undefined)) {
-      const node = withOp(
-        this.op,
-        () => record(device, this.op, expr, this.inputs, this.consts, shape, (x) => broadcastStrides(x.shape, x.strides, shape)),
-      );
+    if (lazyEnabled() && !this.eagerOnly && noHostMemory(this.inputs)) {
+      let node;
+      try { // not withOp: no closure on the path every recorded op takes
+        node = record(device, this.op, expr, this.inputs, this.consts, shape);
+      } catch (e) {
+        throw underOp(this.op, e);
+      }
       if (node) return deferredTensor(node);
     }
     const out = allocTensor(device, expr.dtype, shape, this.op);
@@ -58,6 +60,12 @@ class KernelBuilder {
     }
     return out;
   }
+}
+
+/** Whether no input wraps host memory: an op over such an input runs at once, not when the host array may have changed. */
+function noHostMemory(ts: readonly Tensor[]): boolean {
+  for (let i = 0; i < ts.length; i++) if (ts[i].hostOwner !== undefined) return false;
+  return true;
 }
 
 function sameShapes(ts: readonly Tensor[]): boolean {

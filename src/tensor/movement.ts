@@ -57,11 +57,23 @@ function viewStrides(t: Tensor, shape: readonly number[]): number[] | undefined 
 /** A deferred tensor seen with its own shape: another handle on the same node (an alias). */
 function alias(t: Tensor, shape: readonly number[]): Tensor | undefined {
   const n = t.deferred;
-  return n !== null && shape.length === t.ndim && shape.every((d, i) => d === t.shape[i]) ? deferredTensor(n) : undefined;
+  return n !== null && sameDims(shape, t.shape) ? deferredTensor(n) : undefined;
+}
+
+function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The target shape of view or reshape: t's own (sealed) shape when unchanged, which needs no checks. */
+function targetShape(t: Tensor, shape: readonly number[], op: string): readonly number[] {
+  return sameDims(shape, t.shape) ? t.shape : inferShape(t, shape, op);
 }
 
 export function view(t: Tensor, shape: readonly number[]): Tensor {
-  const s = inferShape(t, shape, "view");
+  const s = targetShape(t, shape, "view");
   const same = alias(t, s);
   if (same) return same;
   const strides = viewStrides(t, s);
@@ -75,7 +87,7 @@ export function view(t: Tensor, shape: readonly number[]): Tensor {
 }
 
 export function reshape(t: Tensor, shape: readonly number[]): Tensor {
-  const s = inferShape(t, shape, "reshape");
+  const s = targetShape(t, shape, "reshape");
   const same = alias(t, s);
   if (same) return same;
   const strides = viewStrides(t, s);

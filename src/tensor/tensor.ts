@@ -29,6 +29,13 @@ export type NestedArray = number | boolean | bigint | readonly NestedArray[];
 
 const creating = Symbol("polytensor.internal");
 
+/** The dims of `view(2, 3)` or `view([2, 3])`, without flat()'s copy in the common forms. */
+function dims(args: number[] | [readonly number[]]): readonly number[] {
+  if (args.length === 1 && typeof args[0] !== "number") return args[0];
+  for (let i = 0; i < args.length; i++) if (typeof args[i] !== "number") return (args as (number | readonly number[])[]).flat();
+  return args as number[];
+}
+
 export class Tensor implements ViewRef {
   readonly device: Device;
   readonly dtype: DType;
@@ -379,13 +386,13 @@ export class Tensor implements ViewRef {
 
   // ----- movement (movement.ts): views share storage; the rest copy
   reshape(...shape: number[] | [readonly number[]]): Tensor {
-    return mv.reshape(this, shape.flat());
+    return mv.reshape(this, dims(shape));
   }
   view(...shape: number[] | [readonly number[]]): Tensor {
-    return mv.view(this, shape.flat());
+    return mv.view(this, dims(shape));
   }
   permute(...axes: number[] | [readonly number[]]): Tensor {
-    return mv.permute(this, axes.flat());
+    return mv.permute(this, dims(axes));
   }
   transpose(a = -2, b = -1): Tensor {
     return mv.transpose(this, a, b);
@@ -394,7 +401,7 @@ export class Tensor implements ViewRef {
     return mv.permute(this, [...Array(this.ndim).keys()].reverse());
   }
   expand(...shape: number[] | [readonly number[]]): Tensor {
-    return mv.expand(this, shape.flat());
+    return mv.expand(this, dims(shape));
   }
   squeeze(axis?: number | readonly number[]): Tensor {
     return mv.squeeze(this, axis);

@@ -213,7 +213,7 @@ static int vk_activate(int index, void **out) {
 
   /* Memory types: raw buffers in device-local memory (mapped where every device-local type
    * is host-visible), staging in host-visible coherent memory. */
-  if ((st = vk_mem_make(c, 32, 1, &c->errblk)) != PT_OK) goto fail;
+  if ((st = vk_mem_make(c, 32, VK_MEM_STAGING, &c->errblk)) != PT_OK) goto fail;
   memset(c->errblk->map, 0, 32);
 
   if (p->ts_bits > 0) {

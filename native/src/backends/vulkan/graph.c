@@ -23,7 +23,7 @@
 typedef struct { vk_queue *q; uint64_t value; } vk_sub; /* a queue it was replayed on; its last value */
 
 struct vk_graph {
-  vk_batch b;         /* the recording: command buffer, params chunk (b.scratch), owned buffers (b.extra) */
+  vk_batch b;         /* the recording: command buffer, params chunk (b.params), owned buffers (b.extra) */
   VkCommandPool pool; /* owns b.cb */
   uint32_t kinds;     /* program kinds that may write the error block on a replay */
   vk_sub *subs;
@@ -34,7 +34,7 @@ struct vk_graph {
 static void destroy(vk_ctx *c, vk_graph *g) {
   for (int i = 0; i < g->b.nextra; i++) vk_mem_destroy(c, g->b.extra[i]);
   free(g->b.extra);
-  if (g->b.scratch) vk_mem_destroy(c, g->b.scratch);
+  if (g->b.params) vk_mem_destroy(c, g->b.params);
   if (g->pool) c->d.vkDestroyCommandPool(c->dev, g->pool, NULL); /* frees b.cb */
   free(g->subs);
   free(g->held);
@@ -86,10 +86,10 @@ int vkg_roll(vk_ctx *c, vk_queue *q) {
   b->ndisp = 0;
   if (VK_RING_BYTES - b->ring_used >= sizeof(pt_vk_params)) return PT_OK;
   vk_mem *m;
-  st = vk_mem_make(c, VK_UPLOAD_AT, 1, &m);
-  if (st == PT_OK && (st = vkq_attach(b, b->scratch)) != PT_OK) vk_mem_destroy(c, m);
+  st = vk_mem_make(c, VK_PARAMS_BYTES, VK_MEM_PARAMS, &m);
+  if (st == PT_OK && (st = vkq_attach(b, b->params)) != PT_OK) vk_mem_destroy(c, m);
   if (st != PT_OK) return st;
-  b->scratch = m;
+  b->params = m;
   b->ring_used = 0;
   return PT_OK;
 }
@@ -123,7 +123,7 @@ int vk_capture_begin(void *ctx, void *queue) {
     r = c->d.vkBeginCommandBuffer(g->b.cb, &bi);
   }
   if (r != VK_SUCCESS) { destroy(c, g); return vk_fail(c, fn, r); }
-  if ((st = vk_mem_make(c, VK_UPLOAD_AT, 1, &g->b.scratch)) != PT_OK) { destroy(c, g); return st; }
+  if ((st = vk_mem_make(c, VK_PARAMS_BYTES, VK_MEM_PARAMS, &g->b.params)) != PT_OK) { destroy(c, g); return st; }
   vkq_barrier_in(c, g->b.cb);
   g->b.state = BATCH_OPEN;
   g->b.up_used = VK_UPLOAD_BYTES; /* no upload arena: host writes are refused while capturing */

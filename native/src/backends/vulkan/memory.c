@@ -28,7 +28,7 @@ static int pick_type(vk_ctx *c, uint32_t bits, VkMemoryPropertyFlags want, VkMem
   return found;
 }
 
-int vk_mem_make(vk_ctx *c, size_t bytes, int host, vk_mem **out) {
+int vk_mem_make(vk_ctx *c, size_t bytes, int kind, vk_mem **out) {
   vk_mem *m = calloc(1, sizeof *m);
   if (!m) return pt_error(PT_EOOM, "vulkan: out of host memory for a buffer record");
   m->bytes = bytes;
@@ -42,9 +42,15 @@ int vk_mem_make(vk_ctx *c, size_t bytes, int host, vk_mem **out) {
   VkMemoryRequirements req;
   c->d.vkGetBufferMemoryRequirements(c->dev, m->buf, &req);
   const VkMemoryPropertyFlags vis = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  int t = host ? pick_type(c, req.memoryTypeBits, vis, VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
-          : c->unified ? pick_type(c, req.memoryTypeBits, vis | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0)
-                       : pick_type(c, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+  /* Staging is read back by the host: cached memory. Params are only written by the host and
+   * read by every workgroup of a launch: device-local memory the host can map (a BAR) keeps
+   * those reads off the bus; a 262144-element add took 10 us on an H200 reading them from
+   * host memory. */
+  const int host = kind != VK_MEM_DEVICE;
+  int t = kind == VK_MEM_STAGING  ? pick_type(c, req.memoryTypeBits, vis, VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+          : kind == VK_MEM_PARAMS ? pick_type(c, req.memoryTypeBits, vis, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+          : c->unified            ? pick_type(c, req.memoryTypeBits, vis | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0)
+                                  : pick_type(c, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   if (t < 0) {
     c->d.vkDestroyBuffer(c->dev, m->buf, NULL);
     free(m);
@@ -56,7 +62,13 @@ int vk_mem_make(vk_ctx *c, size_t bytes, int host, vk_mem **out) {
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = &fl, .allocationSize = req.size,
                               .memoryTypeIndex = (uint32_t)t};
   fn = "vkAllocateMemory";
-  if ((r = c->d.vkAllocateMemory(c->dev, &mai, NULL, &m->dm)) != VK_SUCCESS) goto fail;
+  if ((r = c->d.vkAllocateMemory(c->dev, &mai, NULL, &m->dm)) != VK_SUCCESS) {
+    /* A full BAR heap: params fall back to staging memory, slower to read but as correct. */
+    int alt = kind == VK_MEM_PARAMS ? pick_type(c, req.memoryTypeBits, vis, VK_MEMORY_PROPERTY_HOST_CACHED_BIT) : -1;
+    if (alt < 0 || alt == t) goto fail;
+    mai.memoryTypeIndex = (uint32_t)(t = alt);
+    if ((r = c->d.vkAllocateMemory(c->dev, &mai, NULL, &m->dm)) != VK_SUCCESS) goto fail;
+  }
   fn = "vkBindBufferMemory";
   if ((r = c->d.vkBindBufferMemory(c->dev, m->buf, m->dm, 0)) != VK_SUCCESS) goto fail;
   if (c->mp.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
@@ -82,7 +94,7 @@ int vk_alloc(void *ctx, size_t bytes, void **mem, void **host) {
   vk_ctx *c = ctx;
   int st = vk_enter(c);
   vk_mem *m;
-  if (st != PT_OK || (st = vk_mem_make(c, bytes, 0, &m)) != PT_OK) return st; /* PT_EOOM: the core trims and retries */
+  if (st != PT_OK || (st = vk_mem_make(c, bytes, VK_MEM_DEVICE, &m)) != PT_OK) return st; /* PT_EOOM: the core trims and retries */
   *mem = m;
   *host = m->map;
   return PT_OK;
@@ -117,15 +129,15 @@ int vk_mem_info(void *ctx, size_t *fr, size_t *total) {
  * buffer that the batch owns. Under the lock. */
 static int stage(vk_ctx *c, vk_batch *b, size_t n, VkBuffer *buf, size_t *off, void **map) {
   size_t at = (b->up_used + 15) & ~(size_t)15;
-  if (at + n <= VK_UPLOAD_BYTES) {
+  if (b->scratch && at + n <= VK_UPLOAD_BYTES) {
     b->up_used = at + n;
     *buf = b->scratch->buf;
-    *off = VK_UPLOAD_AT + at;
+    *off = at;
     *map = (char *)b->scratch->map + *off;
     return PT_OK;
   }
   vk_mem *s;
-  int st = vk_mem_make(c, n, 1, &s);
+  int st = vk_mem_make(c, n, VK_MEM_STAGING, &s);
   if (st == PT_OK && (st = vkq_attach(b, s)) != PT_OK) vk_mem_destroy(c, s);
   if (st != PT_OK) return st;
   *buf = s->buf;
@@ -219,7 +231,7 @@ int vk_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t do
   if (s == d && soff < doff + n && doff < soff + n) {
     /* Vulkan forbids overlapping regions in one copy: go through a temporary. */
     vk_mem *t;
-    if ((st = vk_mem_make(c, n, 0, &t)) != PT_OK) goto out;
+    if ((st = vk_mem_make(c, n, VK_MEM_DEVICE, &t)) != PT_OK) goto out;
     if ((st = vkq_attach(b, t)) != PT_OK) { vk_mem_destroy(c, t); goto out; }
     const vk_mem *tw = t;
     vkq_access(c, q, b, &r, 1, &tw, 1);

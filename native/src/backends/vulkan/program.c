@@ -214,13 +214,13 @@ static int record(vk_ctx *c, vk_queue *q, const vk_launch_rec *l) {
     if ((st = vkq_submit(c, q)) == PT_OK) st = vkq_open(c, q, &b); /* full, or the GPU idles: send it, start the next */
   }
   if (st == PT_OK) {
-    pt_vk_params *rp = (pt_vk_params *)((char *)b->scratch->map + b->ring_used);
+    pt_vk_params *rp = (pt_vk_params *)((char *)b->params->map + b->ring_used);
     for (int i = 0; i < l->nbuf; i++) rp->buf[i] = l->mem[i]->addr;
     rp->err = c->errblk->addr;
     rp->nbuf = l->nbuf;
     rp->nargs = l->nargs;
     if (l->nargs > 0) memcpy(rp->a, l->a, (size_t)l->nargs * sizeof(double));
-    uint64_t addr = b->scratch->addr + b->ring_used;
+    uint64_t addr = b->params->addr + b->ring_used;
     b->ring_used += rec;
     vkq_access(c, q, b, rd, nrd, wr, nwr);
     if (b->bound != l->p->pipe) {

@@ -129,7 +129,8 @@ int vkq_open(vk_ctx *c, vk_queue *q, vk_batch **out) {
                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
     if ((r = c->d.vkAllocateCommandBuffers(c->dev, &ai, &b->cb)) != VK_SUCCESS) { b->cb = NULL; return vk_fail(c, "vkAllocateCommandBuffers", r); }
   }
-  if (!b->scratch && (st = vk_mem_make(c, VK_UPLOAD_AT + VK_UPLOAD_BYTES, 1, &b->scratch)) != PT_OK) return st;
+  if (!b->params && (st = vk_mem_make(c, VK_PARAMS_BYTES, VK_MEM_PARAMS, &b->params)) != PT_OK) return st;
+  if (!b->scratch && (st = vk_mem_make(c, VK_UPLOAD_BYTES, VK_MEM_STAGING, &b->scratch)) != PT_OK) return st;
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   if ((r = c->d.vkBeginCommandBuffer(b->cb, &bi)) != VK_SUCCESS) return vk_fail(c, "vkBeginCommandBuffer", r);
@@ -272,6 +273,7 @@ void vkq_unref(vk_ctx *c, vk_queue *q) {
   for (int i = 0; i < VK_BATCH_SLOTS; i++) {
     free_extras(c, &q->b[i]);
     free(q->b[i].extra);
+    if (q->b[i].params) vk_mem_destroy(c, q->b[i].params);
     if (q->b[i].scratch) vk_mem_destroy(c, q->b[i].scratch);
   }
   if (q->pool) c->d.vkDestroyCommandPool(c->dev, q->pool, NULL); /* frees its command buffers */

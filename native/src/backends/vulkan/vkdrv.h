@@ -36,8 +36,8 @@
                                    group first reads its params across the bus: 24300 groups of one element per
                                    invocation ran a 1080p chain in 46 us on an H200, 4224 groups in 21 */
 #define VK_UPLOAD_BYTES (1u << 20)  /* per-batch arena for writes and small reads; larger ones get their own buffer */
-#define VK_UPLOAD_AT (VK_RING_BYTES + 4096) /* the arena's offset in a batch's scratch buffer: the ring's last
-                                               record may extend sizeof(pt_vk_params) past its end */
+#define VK_PARAMS_BYTES (VK_RING_BYTES + 4096) /* a params buffer: the ring's last record may extend
+                                                  sizeof(pt_vk_params) past VK_RING_BYTES */
 #define VK_RING_RECORDS 256     /* launches a queue's ring holds before its producer waits (program.c) */
 #define VK_HAZARD_SET 64        /* buffers tracked per barrier interval; beyond that, barrier anyway */
 #define VK_MAX_WAITS 16         /* device-side waits attached to one submission */
@@ -73,7 +73,8 @@ typedef struct {
   int ndisp, nops;
   VkPipeline bound;
   size_t ring_used, up_used;
-  vk_mem *scratch; /* [params ring | upload arena], host-visible */
+  vk_mem *params;  /* the params ring: written by the host, read by kernels (VK_MEM_PARAMS) */
+  vk_mem *scratch; /* the upload arena, host-visible; NULL in a captured step */
   vk_mem **extra;  /* dedicated staging buffers freed when the batch completes */
   int nextra, capextra;
   struct vk_queue *held[VK_MAX_WAITS]; /* queues whose semaphores it waits on, referenced until it completes */
@@ -157,7 +158,8 @@ int vk_fail(vk_ctx *c, const char *fn, VkResult r); /* pt_error text; DEVICE_LOS
 int vk_enter(vk_ctx *c);                            /* PT_EDRIVER once the context is lost */
 
 /* memory.c */
-int vk_mem_make(vk_ctx *c, size_t bytes, int host, vk_mem **out); /* host: staging memory */
+enum { VK_MEM_DEVICE, VK_MEM_STAGING, VK_MEM_PARAMS }; /* VK_MEM_PARAMS: host-visible, device-local where it can be */
+int vk_mem_make(vk_ctx *c, size_t bytes, int kind, vk_mem **out);
 void vk_mem_destroy(vk_ctx *c, vk_mem *m);
 int vk_alloc(void *ctx, size_t bytes, void **mem, void **host);
 void vk_free(void *ctx, void *mem);
