@@ -6,10 +6,11 @@
  * publish order, by whichever thread holds the issue lock: the ring's own thread, started
  * and woken once two records wait (or at pt_ring_kick), or a caller of pt_ring_drain, which
  * issues what is left itself instead of waiting for the thread to wake. A lone record (the
- * first in over lone_ns, 10 us, with the thread asleep) is issued by its producer at once. So a lone
- * launch costs what a direct launch costs and its device work overlaps what the caller does
- * next, and a run of launches overlaps the caller's next ones. Everything else the driver does on the queue's stream must drain
- * first, so the stream still sees the queue's work in call order; so must anything that
+ * first in over lone_ns, 10 us, with the thread asleep) is issued by its producer at once.
+ * So a lone launch costs what a direct launch costs and its device work overlaps what the
+ * caller does next, and a run of launches overlaps the caller's next ones. Everything else
+ * the driver does on the queue's stream must drain first, so the stream still sees the
+ * queue's work in call order; so must anything that
  * frees what a record names (memory, programs). A record is the driver's to define; it is
  * done with once issue() returns, when its slot may be reused. issue() keeps its own
  * failures (the ring has no error path). The ring's own thread runs enter() once first.
