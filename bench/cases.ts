@@ -19,6 +19,8 @@ export interface Case {
   teardown(state: State): void;
   /** Calls of the measured path per run(), where runners should report time per call. */
   calls?: number;
+  /** run() without its final sync: the work is queued, not waited for (bench/lazy_split.ts). */
+  once?(state: State): void;
 }
 type Out = pt.Tensor | pt.Tensor[];
 
@@ -48,13 +50,17 @@ function held(out: Out): Disposable {
 
 /** Builds a case from its inputs, one repetition of its work (repeated `reps` times) and a verifier. */
 function mk<S extends State, T extends Out>(name: string, setup: () => S, op: (s: S) => T, verify: (s: S, out: T) => void, reps = 1): Case {
+  const once = (s: S) => {
+    for (let i = 0; i < reps; i++) {
+      using _ = held(op(s));
+    }
+  };
   return {
     name,
     setup,
+    once,
     run(s: S) {
-      for (let i = 0; i < reps; i++) {
-        using _ = held(op(s));
-      }
+      once(s);
       pt.defaultDevice().sync();
     },
     check(s: S) {
@@ -116,7 +122,13 @@ function matmul(name: string, n: number): Case {
 
 /** The case with lazy mode off: every op launches at once (dispatch cost, or the eager twin of a fused case). */
 function eager(c: Case, name = c.name): Case {
-  return { ...c, name, run: (s) => pt.eager(() => c.run(s)), check: (s) => pt.eager(() => c.check(s)) };
+  return {
+    ...c,
+    name,
+    run: (s) => pt.eager(() => c.run(s)),
+    check: (s) => pt.eager(() => c.check(s)),
+    once: c.once && ((s) => pt.eager(() => c.once!(s))),
+  };
 }
 
 function binaryLoop(name: string, n: number, reps: number): Case {

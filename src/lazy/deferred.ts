@@ -134,6 +134,22 @@ export class Deferred {
   }
 }
 
+/** One reference to each leaf's buffer, or none (and the error for `op`, or node n's ops) when one fails. */
+export function retainLeaves(leaves: readonly Leaf[], op: string | Deferred): void {
+  for (let i = 0; i < leaves.length; i++) {
+    const st = native.pt_buffer_retain(leaves[i].buf);
+    if (st >= 0) continue;
+    let error: unknown;
+    try {
+      check(st, typeof op === "string" ? op : op.ops); // throws; read before a release replaces the shim's message
+    } catch (e) {
+      error = e;
+    }
+    for (let j = 0; j < i; j++) native.pt_buffer_release(leaves[j].buf);
+    throw error;
+  }
+}
+
 /** PT_LAZY=0 turns deferral off for the process; setLazy() and eager() change it in code. */
 let enabled = readEnv() !== "0";
 
@@ -189,17 +205,7 @@ export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMa
     const strides = map.from.map((f, k) => (f < 0 ? 0 : l.strides[f] * map.step[k]));
     return { buf: l.buf, dtype: l.dtype, offset, strides };
   });
-  let retained = 0;
-  try {
-    for (const l of leaves) {
-      const st = native.pt_buffer_retain(l.buf);
-      if (st < 0) check(st, n.ops);
-      retained++;
-    }
-  } catch (e) {
-    for (const l of leaves.slice(0, retained)) native.pt_buffer_release(l.buf);
-    throw e;
-  }
+  retainLeaves(leaves, n);
   const d = new Deferred(n.device, n.dtype, sealed(shape), n.expr, leaves, n.consts, n.opList);
   d.nodes = n.nodes;
   d.depth = n.depth;

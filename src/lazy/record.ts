@@ -10,12 +10,11 @@
  * broadcast (recomputed per output element) is materialized instead, and programs stay
  * within the argument-block and register limits of every renderer.
  */
-import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import type { Expr } from "../kernels/ir.ts";
 import type { DType } from "../tensor/dtype.ts";
-import { broadcastStrides, sealed } from "../tensor/shape.ts";
-import { Deferred, type Leaf } from "./deferred.ts";
+import { broadcastStrides, sameShape, sealed } from "../tensor/shape.ts";
+import { Deferred, type Leaf, retainLeaves } from "./deferred.ts";
 
 /** What record() needs from a tensor operand (tensor.ts implements it). */
 export interface Operand {
@@ -54,12 +53,6 @@ export function storesExactly(n: Deferred): boolean {
   if (EXACT_DTYPES.has(n.dtype)) return true;
   const e = n.expr;
   return n.dtype === "bool" && (e.k === "unary" || e.k === "binary") && BOOL_ROOTS.has(e.op);
-}
-
-function sameShape(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Nodes and depth of e, where load i stands for a subtree of parts[i]'s size. */
@@ -112,9 +105,7 @@ function rewrite(e: Expr, loads: (i: number) => Expr, shift: number): Expr {
 }
 
 function sameLeaf(x: Leaf, l: Leaf): boolean {
-  if (x.buf !== l.buf || x.dtype !== l.dtype || x.offset !== l.offset || x.strides.length !== l.strides.length) return false;
-  for (let k = 0; k < x.strides.length; k++) if (x.strides[k] !== l.strides[k]) return false;
-  return true;
+  return x.buf === l.buf && x.dtype === l.dtype && x.offset === l.offset && sameShape(x.strides, l.strides);
 }
 
 class LeafSet {
@@ -168,17 +159,7 @@ export function record(
   for (let i = 0; i < consts.length; i++) allConsts.push(consts[i]);
   const s = size(expr, sizes);
   if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
-  let retained = 0;
-  try {
-    for (const l of leaves.list) {
-      const st = native.pt_buffer_retain(l.buf);
-      if (st < 0) check(st, op);
-      retained++;
-    }
-  } catch (e) {
-    for (const l of leaves.list.slice(0, retained)) native.pt_buffer_release(l.buf);
-    throw e;
-  }
+  retainLeaves(leaves.list, op);
   ops.push(op);
   const node = new Deferred(
     device,

@@ -21,7 +21,7 @@ import type { Device } from "../runtime/device.ts";
 import { TensorError } from "../runtime/errors.ts";
 import { Tensor, viewOf } from "./tensor.ts";
 import { copyInto } from "./elementwise.ts";
-import { fmtShape } from "./shape.ts";
+import { fmtShape, sameShape } from "./shape.ts";
 import { queuedOn, queueFor } from "../runtime/queue.ts";
 
 export interface CaptureOptions {
@@ -51,19 +51,13 @@ interface Recording {
   readonly single: boolean;
 }
 
-function sameArray(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Whether inputs have the recorded inputs' layout (what layoutKey names), without building the key. */
 function sameLayout(r: Recording, inputs: readonly Tensor[]): boolean {
   if (inputs.length !== r.inputs.length) return false;
   for (let i = 0; i < inputs.length; i++) {
     const t = inputs[i], u = r.inputs[i];
     if (!(t instanceof Tensor) || t.device !== u.device || t.dtype !== u.dtype || t.offset !== u.offset) return false;
-    if (!sameArray(t.shape, u.shape) || !sameArray(t.strides, u.strides)) return false;
+    if (!sameShape(t.shape, u.shape) || !sameShape(t.strides, u.strides)) return false;
   }
   return true;
 }

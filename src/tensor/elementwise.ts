@@ -9,7 +9,7 @@ import type { Device } from "../runtime/device.ts";
 import { runElementwise, settle } from "../kernels/launch.ts";
 import { type BinaryOp, type Expr, FLOAT_ONLY_UNARY, type UnaryOp } from "../kernels/ir.ts";
 import { checkDType, DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
-import { broadcastShapes, broadcastStrides, fmtShape } from "./shape.ts";
+import { broadcastShapes, broadcastStrides, fmtShape, sameShape } from "./shape.ts";
 import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
 import { lazyEnabled } from "../lazy/deferred.ts";
 import { record } from "../lazy/record.ts";
@@ -69,13 +69,7 @@ function noHostMemory(ts: readonly Tensor[]): boolean {
 }
 
 function sameShapes(ts: readonly Tensor[]): boolean {
-  const s = ts[0].shape;
-  for (let k = 1; k < ts.length; k++) {
-    const o = ts[k].shape;
-    if (o === s) continue;
-    if (o.length !== s.length) return false;
-    for (let i = 0; i < s.length; i++) if (o[i] !== s[i]) return false;
-  }
+  for (let k = 1; k < ts.length; k++) if (!sameShape(ts[k].shape, ts[0].shape)) return false;
   return true;
 }
 

@@ -5,7 +5,7 @@
  */
 import { TensorError } from "../runtime/errors.ts";
 import { allocTensor, deferredTensor, type Tensor, viewOf } from "./tensor.ts";
-import { checkShape, contiguousStrides, fmtShape, MAX_RANK, normalizeAxes, normalizeAxis, numel, type Shape } from "./shape.ts";
+import { checkShape, contiguousStrides, fmtShape, MAX_RANK, normalizeAxes, normalizeAxis, numel, sameShape, type Shape } from "./shape.ts";
 import { commonDevice, copyInto } from "./elementwise.ts";
 import { promoteTypes } from "./dtype.ts";
 
@@ -57,19 +57,12 @@ function viewStrides(t: Tensor, shape: readonly number[]): number[] | undefined 
 /** A deferred tensor seen with its own shape: another handle on the same node (an alias). */
 function alias(t: Tensor, shape: readonly number[]): Tensor | undefined {
   const n = t.deferred;
-  return n !== null && sameDims(shape, t.shape) ? deferredTensor(n) : undefined;
-}
-
-function sameDims(a: readonly number[], b: readonly number[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return n !== null && sameShape(shape, t.shape) ? deferredTensor(n) : undefined;
 }
 
 /** The target shape of view or reshape: t's own (sealed) shape when unchanged, which needs no checks. */
 function targetShape(t: Tensor, shape: readonly number[], op: string): readonly number[] {
-  return sameDims(shape, t.shape) ? t.shape : inferShape(t, shape, op);
+  return sameShape(shape, t.shape) ? t.shape : inferShape(t, shape, op);
 }
 
 export function view(t: Tensor, shape: readonly number[]): Tensor {

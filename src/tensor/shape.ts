@@ -107,6 +107,10 @@ export function normalizeAxes(axes: number | readonly number[] | undefined, rank
   return out;
 }
 
-export function sameShape(a: Shape, b: Shape): boolean {
-  return a.length === b.length && a.every((d, i) => d === b[i]);
+/** Whether two shapes (or stride lists) are equal; a loop, as it runs on every op's path. */
+export function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
