@@ -658,3 +658,21 @@ ${runs.join("\n")}
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("every error report is spelled pt_fail(p.err, so the driver knows which programs can set the word", () => {
+  const sources: [string, string][] = Object.keys(CUDA_TEMPLATES).map((n) => [n, cudaTemplateSource(n)]);
+  sources.push(["int_div", binarySource("div", "int32")], ["int_mod", binarySource("mod", "int64")], ...ewReduceCases());
+  const definition = /void pt_fail\(/g;
+  for (const [name, src] of sources) {
+    const calls = (src.match(/pt_fail\(/g) ?? []).length - (src.match(definition) ?? []).length;
+    const spelled = (src.match(/pt_fail\(p\.err,/g) ?? []).length;
+    assert(
+      calls === spelled,
+      `${name}: ${calls} pt_fail calls, ${spelled} spelled pt_fail(p.err, (native/src/backends/cuda/program.c looks for that text)`,
+    );
+  }
+  for (const [name, src] of [["int_div", binarySource("div", "int32")], ["index_get", cudaTemplateSource("index_get")]]) {
+    assert(src.includes("pt_fail(p.err,"), `${name} can fail, but its source has no pt_fail(p.err,`);
+  }
+  assert(!binarySource("add", "float32").includes("pt_fail(p.err,"), "a float add reports nothing, so its syncs skip the word");
+});

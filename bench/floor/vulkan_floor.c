@@ -19,6 +19,8 @@
  *                            GB/s counts 12 bytes an element (two reads, one write)
  *   copy_<bytes> (+ copy_gbps) vkCmdCopyBuffer of one 4N-byte buffer + wait; GB/s counts
  *                            read + write, so it moves 8N bytes against the add's 12N
+ *   semaphore_query_ns       one vkGetSemaphoreCounterValue on the idle timeline semaphore:
+ *                            the price of each read in a polled wait
  * Usage: vulkan_floor [elements for the add, default 268435456] [samples, default 20]
  * (lavapipe is slow: try 4194304 5). Exit 2 when there is no loader or device; 1 when a
  * call fails. Build: zig build floor (native/zig-out/bin).
@@ -512,5 +514,10 @@ int main(int argc, char **argv) {
   printf("copy_%llu %.4f ms\ncopy_gbps %.2f GB/s\n", (unsigned long long)(n * 4), ms, 8.0 * (double)n / (ms * 1e6));
   vd.vkDeviceWaitIdle(dev);
   free(t);
+  enum { Q = 10000 };
+  uint64_t seen = 0;
+  double q0 = now_ms();
+  for (int i = 0; i < Q; i++) check(vd.vkGetSemaphoreCounterValue(dev, sem, &seen), "vkGetSemaphoreCounterValue");
+  printf("semaphore_query_ns %.1f ns\n", (now_ms() - q0) * 1e6 / Q);
   return 0; /* the process exit releases the device */
 }

@@ -55,6 +55,13 @@ export class ArgBlock {
     return this;
   }
 
+  /** One value (push without the rest array, for hot paths). */
+  put(v: number): this {
+    this.#grow(1);
+    this.#slots[1 + MAX_BUFS + this.#n++] = v;
+    return this;
+  }
+
   /** Up to 8 values padded with `pad` (shapes pad with 1, strides with 0). */
   pad8(values: readonly number[], pad: number): this {
     this.#grow(8);

@@ -6,7 +6,7 @@ import { native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
 import { encodeBytecode, type Expr, exprKey, sameExpr } from "./ir.ts";
-import { TensorError, underOp, withOp } from "../runtime/errors.ts";
+import { type OpName, TensorError, underOp, withOp } from "../runtime/errors.ts";
 import { DTYPES } from "../tensor/dtype.ts";
 import { orderLaunch, queuedOn, queueFailure, queueFor, scoped, tracking } from "../runtime/queue.ts";
 
@@ -101,7 +101,7 @@ export function rendererFor(device: Device): Renderer {
   return r;
 }
 
-function launch(device: Device, program: number, block: ArgBlock, op: string): void {
+function launch(device: Device, program: number, block: ArgBlock, op: OpName): void {
   const args = block.finish();
   // Outside withQueue with only default queues (the common case) this is one load and two checks more than a bare launch.
   const q = scoped === null ? device.queue : queueFor(device);
@@ -174,18 +174,17 @@ function programByKey(device: Device, { renderer, programs }: Programs, expr: Ex
  */
 function collapse(shape: readonly number[], views: readonly ViewRef[]): { shape: number[]; strides: number[][] } {
   const outShape: number[] = [];
-  const outStrides: number[][] = views.map(() => []);
-  for (let d = 0; d < shape.length; d++) {
+  const outStrides: number[][] = [];
+  for (let k = 0; k < views.length; k++) outStrides.push([]);
+  for (let d = 0; d < shape.length; d++) { // loops, not closures: this runs once per launch
     const size = shape[d];
     if (size === 1) continue;
     const last = outShape.length - 1;
-    if (last >= 0 && views.every((v, k) => outStrides[k][last] === v.strides[d] * size)) {
-      outShape[last] *= size;
-      views.forEach((v, k) => outStrides[k][last] = v.strides[d]);
-    } else {
-      outShape.push(size);
-      views.forEach((v, k) => outStrides[k].push(v.strides[d]));
-    }
+    let merge = last >= 0;
+    for (let k = 0; merge && k < views.length; k++) merge = outStrides[k][last] === views[k].strides[d] * size;
+    if (merge) outShape[last] *= size;
+    else outShape.push(size);
+    for (let k = 0; k < views.length; k++) outStrides[k][merge ? last : last + 1] = views[k].strides[d];
   }
   return { shape: outShape, strides: outStrides };
 }
@@ -193,7 +192,7 @@ function collapse(shape: readonly number[], views: readonly ViewRef[]): { shape:
 /** Runs expr over `shape`, writing `out`; inputs are views already broadcast to shape. */
 export function runElementwise(
   device: Device,
-  op: string,
+  op: OpName,
   expr: Expr,
   shape: readonly number[],
   out: ViewRef,
@@ -203,16 +202,17 @@ export function runElementwise(
   const block = new ArgBlock();
   let program: number;
   try { // no closures here: this runs once per eager op
-    const views = [out, ...inputs];
+    const views: ViewRef[] = [out];
+    for (let k = 0; k < inputs.length; k++) views.push(inputs[k]);
     const c = shape.length > 1 ? collapse(shape, views) : null; // rank <= 1: the views' own strides
     const cshape = c === null ? shape : c.shape;
-    block.push(cshape.length).pad8(cshape, 1).push(views.length);
+    block.put(cshape.length).pad8(cshape, 1).put(views.length);
     for (let k = 0; k < views.length; k++) block.view(views[k], c === null ? views[k].strides : c.strides[k]);
     const cache = programsOf(device);
     const linear = cache.renderer.elementwiseLinear ? linearLayout(cshape, c === null ? null : c.strides, views) : -1;
     program = elementwiseProgram(device, cache, expr, inputs.length, linear);
-    block.push(consts.length);
-    for (let i = 0; i < consts.length; i++) block.push(consts[i]);
+    block.put(consts.length);
+    for (let i = 0; i < consts.length; i++) block.put(consts[i]);
   } catch (e) {
     block.abandon();
     throw underOp(op, e);

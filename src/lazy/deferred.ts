@@ -3,7 +3,8 @@
  * and constants, launched as one fused kernel when a value is needed.
  *
  * Ownership and ordering. A node holds one native reference to each leaf buffer from the
- * moment it is recorded, so inputs may be disposed before the node runs. Tensor handles
+ * moment it is recorded (through a LeafRefs that the later steps of a chain share), so
+ * inputs may be disposed before the node runs. Tensor handles
  * that stand for the node (the result and its aliases: clones and same-shape views) attach
  * to it; the first handle that needs memory materializes the node once, and every handle
  * then takes its own reference to that one buffer. The leaves are released at
@@ -19,7 +20,7 @@ import { runElementwise } from "../kernels/launch.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import type { Expr } from "../kernels/ir.ts";
 import { type DType, DTYPES } from "../tensor/dtype.ts";
-import { contiguousStrides, numel, sealed } from "../tensor/shape.ts";
+import { denseStrides, numel, sealed } from "../tensor/shape.ts";
 
 /** A strided view on a buffer the node holds one reference to. */
 export interface Leaf extends ViewRef {
@@ -29,9 +30,32 @@ export interface Leaf extends ViewRef {
   readonly strides: readonly number[];
 }
 
+/**
+ * Leaves with one native reference on each leaf's buffer, shared by the nodes that read
+ * exactly these leaves (a chain of ops on one input inlines the same leaves at every step):
+ * the last node done with them releases the buffers, so a chain pays one retain per leaf.
+ */
+export class LeafRefs {
+  #users = 1;
+  constructor(readonly list: readonly Leaf[]) {}
+
+  share(): this {
+    this.#users++;
+    return this;
+  }
+
+  /** One node is done with the leaves; the last releases them (skipped once the device's context ended: its close freed them). */
+  release(alive: boolean): void {
+    if (--this.#users > 0 || !alive) return;
+    for (let i = 0; i < this.list.length; i++) native.pt_buffer_release(this.list[i].buf);
+  }
+}
+
+const NO_LEAVES: readonly Leaf[] = [];
+
 export class Deferred {
   readonly epoch: number;
-  #leaves: Leaf[] | null;
+  #refs: LeafRefs | null;
   #buf = 0;
   #pending = 0;
   #name: string | undefined;
@@ -44,13 +68,13 @@ export class Deferred {
     readonly dtype: DType,
     readonly shape: readonly number[],
     readonly expr: Expr,
-    leaves: Leaf[],
+    refs: LeafRefs,
     readonly consts: readonly number[],
     /** The recorded ops in order, for error messages. */
     readonly opList: readonly string[],
   ) {
     this.epoch = device.epoch;
-    this.#leaves = leaves;
+    this.#refs = refs;
   }
 
   /** "add, mul, sub (fused)": what an error at materialization names. */
@@ -62,7 +86,12 @@ export class Deferred {
 
   /** The leaves while the node is still unlaunched; empty once it ran. */
   get leaves(): readonly Leaf[] {
-    return this.#leaves ?? [];
+    return this.#refs === null ? NO_LEAVES : this.#refs.list;
+  }
+
+  /** The leaves and their references while unlaunched (record.ts shares them with a node that reads the same leaves). */
+  get refs(): LeafRefs | null {
+    return this.#refs;
   }
 
   /** The node's buffer once it ran, else 0. */
@@ -82,8 +111,7 @@ export class Deferred {
       this.#buf = 0;
       return b;
     }
-    const st = native.pt_buffer_retain(b);
-    if (st < 0) check(st, this.ops); // the name is built only for the error
+    check(native.pt_buffer_retain(b), this);
     this.#pending--;
     return b;
   }
@@ -106,13 +134,13 @@ export class Deferred {
         `this deferred result belongs to ${this.device.id} from before ${this.device.endedBy(this.epoch)}; its inputs are gone`,
       );
     }
-    const leaves = this.#leaves;
-    if (leaves === null) throw new TensorError(this.ops, "this deferred result was released and cannot be used");
+    const refs = this.#refs;
+    if (refs === null) throw new TensorError(this.ops, "this deferred result was released and cannot be used");
     const bytes = numel(this.shape) * DTYPES[this.dtype].size;
-    const buf = check(native.pt_buffer_alloc(this.device.handle, bytes), this.ops);
+    const buf = check(native.pt_buffer_alloc(this.device.handle, bytes), this); // the node: its name is built only for an error
     try {
-      const out = { buf, dtype: this.dtype, offset: 0, strides: contiguousStrides(this.shape) };
-      if (bytes > 0) runElementwise(this.device, this.ops, this.expr, this.shape, out, leaves, this.consts);
+      const out = { buf, dtype: this.dtype, offset: 0, strides: denseStrides(this.shape) };
+      if (bytes > 0) runElementwise(this.device, this, this.expr, this.shape, out, refs.list, this.consts);
     } catch (e) {
       native.pt_buffer_release(buf);
       throw e;
@@ -127,27 +155,27 @@ export class Deferred {
   }
 
   #releaseLeaves(): void {
-    const leaves = this.#leaves;
-    this.#leaves = null;
-    if (leaves === null || !this.#alive()) return;
-    for (const l of leaves) native.pt_buffer_release(l.buf);
+    const refs = this.#refs;
+    this.#refs = null;
+    if (refs !== null) refs.release(this.#alive());
   }
 }
 
 /** One reference to each leaf's buffer, or none (and the error for `op`, or node n's ops) when one fails. */
-export function retainLeaves(leaves: readonly Leaf[], op: string | Deferred): void {
+export function retainLeaves(leaves: readonly Leaf[], op: string | Deferred): LeafRefs {
   for (let i = 0; i < leaves.length; i++) {
     const st = native.pt_buffer_retain(leaves[i].buf);
     if (st >= 0) continue;
     let error: unknown;
     try {
-      check(st, typeof op === "string" ? op : op.ops); // throws; read before a release replaces the shim's message
+      check(st, op); // throws; read before a release replaces the shim's message
     } catch (e) {
       error = e;
     }
     for (let j = 0; j < i; j++) native.pt_buffer_release(leaves[j].buf);
     throw error;
   }
+  return new LeafRefs(leaves);
 }
 
 /** PT_LAZY=0 turns deferral off for the process; setLazy() and eager() change it in code. */
@@ -205,8 +233,7 @@ export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMa
     const strides = map.from.map((f, k) => (f < 0 ? 0 : l.strides[f] * map.step[k]));
     return { buf: l.buf, dtype: l.dtype, offset, strides };
   });
-  retainLeaves(leaves, n);
-  const d = new Deferred(n.device, n.dtype, sealed(shape), n.expr, leaves, n.consts, n.opList);
+  const d = new Deferred(n.device, n.dtype, sealed(shape), n.expr, retainLeaves(leaves, n), n.consts, n.opList);
   d.nodes = n.nodes;
   d.depth = n.depth;
   return d;

@@ -14,7 +14,7 @@ import type { Device } from "../runtime/device.ts";
 import type { Expr } from "../kernels/ir.ts";
 import type { DType } from "../tensor/dtype.ts";
 import { broadcastStrides, sameShape, sealed } from "../tensor/shape.ts";
-import { Deferred, type Leaf, retainLeaves } from "./deferred.ts";
+import { Deferred, type Leaf, type LeafRefs, retainLeaves } from "./deferred.ts";
 
 /** What record() needs from a tensor operand (tensor.ts implements it). */
 export interface Operand {
@@ -55,6 +55,41 @@ export function storesExactly(n: Deferred): boolean {
   return n.dtype === "bool" && (e.k === "unary" || e.k === "binary") && BOOL_ROOTS.has(e.op);
 }
 
+/** Whether operand x, which stands for node n, is inlined into an op over `shape`. */
+function inlines(n: Deferred, x: Operand, shape: readonly number[]): boolean {
+  return n.buffer === 0 && n.refs !== null && sameShape(x.shape, shape) && storesExactly(n);
+}
+
+/**
+ * record() for the common step of a chain: one operand, node n inlined whole, and the op's
+ * constants. The new node reads n's leaves (sharing their references) and n's constants
+ * followed by its own, so it needs none of the general path's leaf matching.
+ */
+function chainStep(
+  device: Device,
+  op: string,
+  expr: Expr,
+  n: Deferred,
+  consts: readonly number[],
+  shape: readonly number[],
+): Deferred | undefined {
+  const s = size(expr, [n]);
+  const allConsts = consts.length === 0 ? n.consts : n.consts.concat(consts);
+  if (allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
+  const node = new Deferred(
+    device,
+    expr.dtype,
+    sealed(shape),
+    rewrite(expr, [n.expr], n.consts.length),
+    (n.refs as LeafRefs).share(),
+    allConsts,
+    n.opList.concat(op),
+  );
+  node.nodes = s.nodes;
+  node.depth = s.depth;
+  return node;
+}
+
 /** Nodes and depth of e, where load i stands for a subtree of parts[i]'s size. */
 function size(e: Expr, parts: readonly { nodes: number; depth: number }[]): { nodes: number; depth: number } {
   switch (e.k) {
@@ -84,11 +119,11 @@ function isIdentity(map: readonly number[]): boolean {
   return true;
 }
 
-/** Rewrites loads and constants of e: load i -> loads(i), const j -> const (j + shift). */
-function rewrite(e: Expr, loads: (i: number) => Expr, shift: number): Expr {
+/** Rewrites loads and constants of e: load i -> loads[i], const j -> const (j + shift). */
+function rewrite(e: Expr, loads: readonly Expr[], shift: number): Expr {
   switch (e.k) {
     case "load":
-      return loads(e.input);
+      return loads[e.input];
     case "const":
       return shift === 0 ? e : { k: "const", index: e.index + shift, dtype: e.dtype };
     case "index":
@@ -128,6 +163,10 @@ export function record(
   consts: readonly number[],
   shape: readonly number[],
 ): Deferred | undefined {
+  if (inputs.length === 1) {
+    const n = inputs[0].deferred;
+    if (n !== null && inlines(n, inputs[0], shape)) return chainStep(device, op, expr, n, consts, shape);
+  }
   const leaves = new LeafSet();
   // Inlined operands' constants come first and the op's own last, so the first inlined tree
   // keeps its constants' indices (and usually its loads'), and is shared, not copied.
@@ -135,9 +174,13 @@ export function record(
   const ops: string[] = [];
   const sizes: { nodes: number; depth: number }[] = [];
   const parts: Expr[] = [];
+  // The one node every inlined operand comes from, when no other leaf joins: the new node
+  // reads exactly its leaves and shares their references (undefined: none yet; null: no).
+  let source: Deferred | null | undefined = undefined;
   for (const x of inputs) { // a loop, not map(): this runs once per recorded op
     const n = x.deferred;
-    if (n !== null && n.buffer === 0 && sameShape(x.shape, shape) && storesExactly(n)) {
+    if (n !== null && inlines(n, x, shape)) {
+      source = source === undefined || source === n ? n : null;
       sizes.push(n);
       const nl = n.leaves, map: number[] = [];
       for (let i = 0; i < nl.length; i++) map.push(leaves.index(nl[i]));
@@ -147,10 +190,15 @@ export function record(
       // Trees are immutable, so one whose loads and constants keep their indices is shared
       // as it is: a chain of ops then copies no subtree (each copy grew with the chain).
       if (shift === 0 && isIdentity(map)) parts.push(n.expr);
-      else parts.push(rewrite(n.expr, (i) => ({ k: "load", input: map[i], dtype: nl[i].dtype }), shift));
+      else {
+        const loads: Expr[] = [];
+        for (let i = 0; i < nl.length; i++) loads.push({ k: "load", input: map[i], dtype: nl[i].dtype });
+        parts.push(rewrite(n.expr, loads, shift));
+      }
       continue;
     }
     const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;
+    source = null;
     sizes.push(LEAF_SIZE);
     const strides = broadcastStrides(x.shape, x.strides, shape);
     parts.push({ k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides }), dtype: x.dtype });
@@ -159,14 +207,15 @@ export function record(
   for (let i = 0; i < consts.length; i++) allConsts.push(consts[i]);
   const s = size(expr, sizes);
   if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
-  retainLeaves(leaves.list, op);
+  const shared: LeafRefs | null = source ? source.refs : null; // the map was identity: same leaves, same order
+  const refs = shared !== null && shared.list.length === leaves.list.length ? shared.share() : retainLeaves(leaves.list, op);
   ops.push(op);
   const node = new Deferred(
     device,
     expr.dtype,
     sealed(shape),
-    rewrite(expr, (i) => parts[i], ownShift),
-    leaves.list,
+    rewrite(expr, parts, ownShift),
+    refs,
     allConsts,
     ops,
   );

@@ -187,7 +187,8 @@ export class Device {
 
   /** Waits until every queued operation on this device has finished. */
   sync(): void {
-    check(native.pt_device_sync(this.handle), `sync ${this.id}`);
+    const st = native.pt_device_sync(this.handle);
+    if (st < 0) check(st, `sync ${this.id}`); // the name only for an error: a sync is a hot call
   }
 
   /** Why this device's context of `epoch` ended, for errors about handles from then. */

@@ -7,15 +7,25 @@ export function onContextLost(hook: () => void): void {
   lostHook = hook;
 }
 
+/**
+ * An op's name, or a fused node that builds its name ("add, mul (fused)") when asked: hot
+ * paths pass the node, so that only an error pays for the string.
+ */
+export type OpName = string | { readonly ops: string };
+export function opName(op: OpName): string {
+  return typeof op === "string" ? op : op.ops;
+}
+
 export class TensorError extends Error {
   /** The operation that failed, e.g. "add" or "buffer_alloc". */
   readonly op: string;
   /** The native status code when the failure came from the shim, else 0. */
   readonly status: number;
-  constructor(op: string, message: string, status = 0) {
-    super(`${op}: ${message}`);
+  constructor(op: OpName, message: string, status = 0) {
+    const name = opName(op);
+    super(`${name}: ${message}`);
     this.name = "TensorError";
-    this.op = op;
+    this.op = name;
     this.status = status;
     if (status === PT_ELOST) lostHook?.();
   }
@@ -34,8 +44,8 @@ export function withOp<T>(op: string, fn: () => T): T {
 }
 
 /** e, renamed to `op` as withOp does (for hot paths that catch without a closure). */
-export function underOp(op: string, e: unknown): unknown {
-  if (e instanceof TensorError && e.op === "tensor" && op !== "tensor") {
+export function underOp(op: OpName, e: unknown): unknown {
+  if (e instanceof TensorError && e.op === "tensor" && opName(op) !== "tensor") {
     return new TensorError(op, e.message.slice("tensor: ".length), e.status);
   }
   return e;

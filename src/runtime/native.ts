@@ -4,7 +4,7 @@
  * every call here is synchronous and none keeps a pointer after it returns.
  */
 import { native, runtime } from "../ffi/load.ts";
-import { TensorError } from "./errors.ts";
+import { type OpName, TensorError } from "./errors.ts";
 
 export { native, runtime };
 
@@ -29,7 +29,7 @@ export function lastError(): string {
 }
 
 /** Returns a non-negative result, or throws the shim's error for `op`. */
-export function check(result: number, op: string): number {
+export function check(result: number, op: OpName): number {
   if (result >= 0) return result;
   const msg = lastError() || statusName[result] || `status ${result}`;
   throw new TensorError(op, msg, result);

@@ -26,7 +26,7 @@
  */
 import { check, lastError, native, statusName } from "./native.ts";
 import { type Device, device as resolveDevice } from "./device.ts";
-import { TensorError } from "./errors.ts";
+import { type OpName, TensorError } from "./errors.ts";
 
 const PT_EHANDLE = -2, PT_EDRIVER = -5, PT_EKERNEL = -6;
 
@@ -67,7 +67,7 @@ function scopeQueue(d: Device): Queue | null {
  * `args` is a finished argument block: [nbuf, buffer handles..., ...]. Only called while
  * tracking; one fence per distinct other queue.
  */
-export function orderLaunch(q: number, args: ArrayLike<number>, op: string): void {
+export function orderLaunch(q: number, args: ArrayLike<number>, op: OpName): void {
   const nb = args[0];
   let waited1 = 0, waited2 = 0; // queues this launch already waits for (the common cases: one or two)
   for (let i = 1; i <= nb; i++) {
@@ -102,7 +102,7 @@ export function orderingStats(): { waits: number; tracked: number; tracking: boo
 }
 
 /** Makes native queue q wait on the device for everything queued so far on `other`. */
-function waitOn(q: number, other: number, op: string): void {
+function waitOn(q: number, other: number, op: OpName): void {
   crossQueueWaits++;
   native.pt_queue_flush(other); // a batching device submits the producer before the consumer waits on it
   const f = native.pt_fence_record(other);
@@ -135,7 +135,7 @@ function prune(): void {
  * Turns a failed status of work on native queue q into a TensorError for `op`, noting a
  * kernel or driver failure for q's next Completion, and throws it.
  */
-export function queueFailure(q: number, status: number, op: string): never {
+export function queueFailure(q: number, status: number, op: OpName): never {
   const e = new TensorError(op, lastError() || statusName[status] || `status ${status}`, status);
   if ((status === PT_EKERNEL || status === PT_EDRIVER) && !pendingFailure.has(q)) pendingFailure.set(q, e);
   throw e;

@@ -42,6 +42,15 @@ export function contiguousStrides(shape: Shape): number[] {
   return s;
 }
 
+/** Row-major strides of shape; one sealed array per sealed shape (tensors share both). */
+const stridesOf = new WeakMap<readonly number[], readonly number[]>();
+export function denseStrides(shape: Shape): readonly number[] {
+  if (!isSealed(shape)) return contiguousStrides(shape);
+  let s = stridesOf.get(shape);
+  if (s === undefined) stridesOf.set(shape, s = sealed(contiguousStrides(shape)));
+  return s;
+}
+
 export function checkShape(shape: unknown, op: string): number[] {
   if (!Array.isArray(shape)) throw new TensorError(op, `shape must be an array of sizes, got ${String(shape)}`);
   if (shape.length > MAX_RANK) throw new TensorError(op, `rank ${shape.length} exceeds the maximum of ${MAX_RANK}`);

@@ -12,7 +12,7 @@ import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts"
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES, type HostArray } from "./dtype.ts";
-import { contiguousStrides, isSealed, numel, sealed, type Shape } from "./shape.ts";
+import { contiguousStrides, denseStrides, numel, sealed, type Shape } from "./shape.ts";
 import * as ew from "./elementwise.ts";
 import * as mv from "./movement.ts";
 import * as red from "./reduce.ts";
@@ -28,6 +28,8 @@ export type IndexMode = "error" | "clamp" | "wrap";
 export type NestedArray = number | boolean | bigint | readonly NestedArray[];
 
 const creating = Symbol("polytensor.internal");
+/** As `creating`, from a caller whose shape and strides are sealed already (a deferred handle's). */
+const creatingSealed = Symbol("polytensor.internal.sealed");
 
 /** The dims of `view(2, 3)` or `view([2, 3])`, without flat()'s copy in the common forms. */
 function dims(args: number[] | [readonly number[]]): readonly number[] {
@@ -64,12 +66,14 @@ export class Tensor implements ViewRef {
     keep?: object,
     deferred?: Deferred,
   ) {
-    if (token !== creating) throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
+    if (token !== creating && token !== creatingSealed) {
+      throw new TensorError("Tensor", "use pt.tensor(), pt.zeros() and friends to make tensors");
+    }
     this.device = device;
     this.dtype = dtype;
     // Sealed arrays are shared as they are: a copy per tensor would cost more than the rest of a small op.
-    this.shape = sealed(shape);
-    this.strides = sealed(strides);
+    this.shape = token === creatingSealed ? shape : sealed(shape);
+    this.strides = token === creatingSealed ? strides : sealed(strides);
     this.offset = offset;
     this.#buf = buf;
     this.#epoch = device.epoch;
@@ -484,18 +488,10 @@ export function wrapBuffer(
   return new Tensor(creating, device, buf, dtype, shape, strides ?? denseStrides(shape), offset, keep);
 }
 
-/** Row-major strides of shape; one sealed array per sealed shape (tensors share both). */
-const stridesOf = new WeakMap<readonly number[], readonly number[]>();
-function denseStrides(shape: Shape): readonly number[] {
-  if (!isSealed(shape)) return contiguousStrides(shape);
-  let s = stridesOf.get(shape);
-  if (s === undefined) stridesOf.set(shape, s = sealed(contiguousStrides(shape)));
-  return s;
-}
-
 /** A handle on a deferred node (its result or an alias of it). */
 export function deferredTensor(node: Deferred): Tensor {
-  return new Tensor(creating, node.device, 0, node.dtype, node.shape, denseStrides(node.shape), 0, undefined, node);
+  // A node's shape is sealed (record.ts), and so are the dense strides of a sealed shape.
+  return new Tensor(creatingSealed, node.device, 0, node.dtype, node.shape, denseStrides(node.shape), 0, undefined, node);
 }
 
 /** Sees every tensor an op allocates, with the op's name (pt.compareBackends sets it). */

@@ -103,7 +103,8 @@ static __device__ __forceinline__ pt_i64 pt_shape_at(const pt_params &p, int k, 
 }
 
 /* Writes the error word once per launch (the first failing thread wins); the driver reads
- * it at the next synchronisation point. */
+ * it at the next synchronisation point. Calls pass p.err first, spelled so with no space: the
+ * driver reads the word only after programs whose source has such a call (program.c). */
 static __device__ __forceinline__ void pt_fail(pt_u64 err, pt_i64 code, pt_i64 d0, pt_i64 d1, pt_i64 d2) {
   pt_i64 *e = (pt_i64 *)err;
   if (!e) return;

@@ -52,7 +52,8 @@ typedef struct cuda_ctx {
   pt_mutex lock;        /* guards the fields below */
   char dead_msg[400];
   uint32_t kinds_since; /* bit per kind launched since the word was last read */
-  int launched;         /* 1 once any kernel ran: before that the word cannot be set */
+  int launched;         /* 1 once a kernel that reports ran: before that the word cannot be set, and a sync skips
+                         * reading it (one read of the mapped word costs about 1 us on the H200 machine) */
   cublasHandle_t blas;
   int blas_state;       /* 0 not tried, 1 ready, < 0 the status of the failed attempt */
   int stage_state;      /* staging.c's ring: 0 not made, 1 ready, 2 being made, -1 unavailable */
@@ -75,7 +76,8 @@ struct cuda_queue {
   pt_ring ring;
 };
 typedef struct { CUevent ev; pt_outcome out; } cuda_fence; /* a failure seen once sticks */
-typedef struct { int kind; CUmodule mod; CUfunction fn; } cuda_prog;
+/* reports: the source calls pt_fail(p.err, ...), so its kernels may set the error word. */
+typedef struct { int kind, reports; CUmodule mod; CUfunction fn; } cuda_prog;
 
 /* cuda.c */
 int cu_fail(cuda_ctx *c, const char *fn, CUresult r);

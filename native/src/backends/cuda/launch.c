@@ -99,7 +99,7 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   /* Marked before the launch, so that a wait that sees the kernel finish also reads the
    * word, and a report can name the kinds that may have written it. */
   pt_mutex_lock(&c->lock);
-  c->launched = 1;
+  if (p->reports) c->launched = 1;
   c->kinds_since |= 1u << p->kind;
   if (q->capturing) q->capture_kinds |= 1u << p->kind;
   pt_mutex_unlock(&c->lock);

@@ -147,6 +147,7 @@ int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t 
   p->kind = k;
   if (len > 0) memcpy(text, src, len);
   text[len] = 0;
+  p->reports = strstr(text, "pt_fail(p.err") != NULL; /* the renderers' only way to write the word (preamble.ts) */
   if (len == 0) { free(text); *out = p; return PT_OK; }
   if ((st = cu_enter(c)) != PT_OK || (st = nvrtc_load()) != PT_OK || (st = pick_arch(c, arch, sizeof arch, &cubin)) != PT_OK) goto fail;
 
