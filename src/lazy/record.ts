@@ -30,7 +30,6 @@ export interface Operand {
 
 const MAX_LEAVES = 12, MAX_CONSTS = 64, MAX_NODES = 64, MAX_DEPTH = 24;
 const LEAF_SIZE = { nodes: 1, depth: 1 };
-const EXACT_DTYPES = new Set<DType>(["float32", "float64", "int32", "int64"]);
 const BOOL_ROOTS = new Set([
   "eq",
   "ne",
@@ -50,7 +49,8 @@ const BOOL_ROOTS = new Set([
 
 /** Whether n's stored value is the value its expression computes (so a consumer may inline it). */
 export function storesExactly(n: Deferred): boolean {
-  if (EXACT_DTYPES.has(n.dtype)) return true;
+  const d = n.dtype; // compares, not a Set: this runs for every inlined operand
+  if (d === "float32" || d === "float64" || d === "int32" || d === "int64") return true;
   const e = n.expr;
   return n.dtype === "bool" && (e.k === "unary" || e.k === "binary") && BOOL_ROOTS.has(e.op);
 }
@@ -73,8 +73,8 @@ function chainStep(
   consts: readonly number[],
   shape: readonly number[],
 ): Deferred | undefined {
-  const s = size(expr, [n]);
-  const allConsts = consts.length === 0 ? n.consts : n.consts.concat(consts);
+  const s = size(expr, [{ nodes: n.nodes, depth: n.depth }]); // plain objects only: size() stays monomorphic
+  const allConsts = consts.length === 0 ? n.consts : joined(n.consts, consts);
   if (allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
   const node = new Deferred(
     device,
@@ -83,11 +83,19 @@ function chainStep(
     rewrite(expr, [n.expr], n.consts.length),
     (n.refs as LeafRefs).share(),
     allConsts,
-    n.opList.concat(op),
+    joined(n.opList, [op]),
   );
   node.nodes = s.nodes;
   node.depth = s.depth;
   return node;
+}
+
+/** a then b, by loops: concat() costs several times as much under Deno (V8) for arrays this small. */
+function joined<T>(a: readonly T[], b: readonly T[]): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < a.length; i++) out.push(a[i]);
+  for (let i = 0; i < b.length; i++) out.push(b[i]);
+  return out;
 }
 
 /** Nodes and depth of e, where load i stands for a subtree of parts[i]'s size. */
@@ -181,7 +189,7 @@ export function record(
     const n = x.deferred;
     if (n !== null && inlines(n, x, shape)) {
       source = source === undefined || source === n ? n : null;
-      sizes.push(n);
+      sizes.push({ nodes: n.nodes, depth: n.depth });
       const nl = n.leaves, map: number[] = [];
       for (let i = 0; i < nl.length; i++) map.push(leaves.index(nl[i]));
       const shift = allConsts.length;

@@ -14,6 +14,8 @@ import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } fro
 import { lazyEnabled } from "../lazy/deferred.ts";
 import { record } from "../lazy/record.ts";
 
+const NO_SHAPES: readonly (readonly number[])[] = [];
+
 /** Collects the inputs and constants of one kernel while its tree is built. */
 class KernelBuilder {
   readonly inputs: Tensor[] = [];
@@ -33,7 +35,7 @@ class KernelBuilder {
   }
 
   /** Broadcasts the inputs, then records the op (lazy mode) or allocates and launches. */
-  run(expr: Expr, extraShapes: readonly (readonly number[])[] = []): Tensor {
+  run(expr: Expr, extraShapes: readonly (readonly number[])[] = NO_SHAPES): Tensor {
     const device = commonDevice(this.op, this.inputs);
     const shape = extraShapes.length === 0 && sameShapes(this.inputs)
       ? this.inputs[0].shape // no broadcast: the (frozen) input shape is the result's, shared as it is
@@ -111,6 +113,15 @@ export function resultType(op: string, operands: readonly TensorLike[]): DType {
   return dt ?? DEFAULT_FLOAT;
 }
 
+/** resultType of two operands, without the array (binary ops are the hot path). */
+function pairType(op: string, a: TensorLike, b: TensorLike): DType {
+  const at = a instanceof Tensor, bt = b instanceof Tensor;
+  if (at && bt) return promoteTypes(a.dtype, b.dtype);
+  if (at && (typeof b === "number" || typeof b === "boolean" || typeof b === "bigint")) return promoteWithScalar(a.dtype, b);
+  if (bt && (typeof a === "number" || typeof a === "boolean" || typeof a === "bigint")) return promoteWithScalar(b.dtype, a);
+  return resultType(op, [a, b]);
+}
+
 const COMPARE = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge"]);
 const LOGIC = new Set<BinaryOp>(["logicalAnd", "logicalOr", "logicalXor"]);
 const BOOL_OK = new Set<BinaryOp>(["add", "mul", "maximum", "minimum"]);
@@ -121,7 +132,7 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   if (LOGIC.has(op)) {
     return k.run({ k: "binary", op, a: k.operand(a, "bool"), b: k.operand(b, "bool"), dtype: "bool" });
   }
-  let ct = resultType(op, [a, b]);
+  let ct = pairType(op, a, b);
   if (ct === "bool" && !COMPARE.has(op) && !BOOL_OK.has(op)) {
     throw new TensorError(op, "is not supported for two bool operands; cast one to an integer dtype first");
   }

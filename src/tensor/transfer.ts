@@ -19,14 +19,18 @@ export function toArray(t: Tensor): HostArray {
     using wide = cast(t, host);
     return toArray(wide);
   }
-  using c = contiguous(t);
-  const out = hostArrayFor(host, t.numel);
-  // An empty read still waits for the queue, so it reports a failure queued before it.
-  const offset = out.byteLength > 0 ? c.offset * DTYPES[host].size : 0;
-  const q = hostQueue(c.device, c.buf, "toArray");
-  const st = native.pt_buffer_read(q, c.buf, offset, out, out.byteLength);
-  if (st < 0) queueFailure(q, st, "toArray"); // a kernel failure it reports also fails the queue's next completion
-  return out;
+  const c = contiguous(t);
+  try { // not `using`: under Deno (V8) a using scope costs about 0.3 us, and reads are frequent
+    const out = hostArrayFor(host, t.numel);
+    // An empty read still waits for the queue, so it reports a failure queued before it.
+    const offset = out.byteLength > 0 ? c.offset * DTYPES[host].size : 0;
+    const q = hostQueue(c.device, c.buf, "toArray");
+    const st = native.pt_buffer_read(q, c.buf, offset, out, out.byteLength);
+    if (st < 0) queueFailure(q, st, "toArray"); // a kernel failure it reports also fails the queue's next completion
+    return out;
+  } finally {
+    c.dispose();
+  }
 }
 
 /** Resolves with the values once the device has produced them; the thread is not blocked while it waits. */
