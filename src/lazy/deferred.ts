@@ -59,6 +59,7 @@ export class Deferred {
   #buf = 0;
   #pending = 0;
   #name: string | undefined;
+  #strides: readonly number[] | undefined;
   /** Nodes and depth of expr (record.ts keeps programs within every renderer's limits). */
   nodes = 0;
   depth = 0;
@@ -82,6 +83,11 @@ export class Deferred {
     if (this.#name !== undefined) return this.#name;
     const l = this.opList;
     return this.#name = l.length === 1 ? l[0] : `${l.length > 6 ? `${l.slice(0, 3).join(", ")}, ..., ${l.at(-1)}` : l.join(", ")} (fused)`;
+  }
+
+  /** The row-major strides of shape, shared by the node's handles (tensor.ts deferredTensor). */
+  get strides(): readonly number[] {
+    return this.#strides ??= denseStrides(this.shape);
   }
 
   /** The leaves while the node is still unlaunched; empty once it ran. */
@@ -139,7 +145,7 @@ export class Deferred {
     const bytes = numel(this.shape) * DTYPES[this.dtype].size;
     const buf = check(native.pt_buffer_alloc(this.device.handle, bytes), this); // the node: its name is built only for an error
     try {
-      const out = { buf, dtype: this.dtype, offset: 0, strides: denseStrides(this.shape) };
+      const out = { buf, dtype: this.dtype, offset: 0, strides: this.strides };
       if (bytes > 0) runElementwise(this.device, this, this.expr, this.shape, out, refs.list, this.consts);
     } catch (e) {
       native.pt_buffer_release(buf);

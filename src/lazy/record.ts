@@ -71,7 +71,6 @@ function chainStep(
   expr: Expr,
   n: Deferred,
   consts: readonly number[],
-  shape: readonly number[],
 ): Deferred | undefined {
   const s = size(expr, [{ nodes: n.nodes, depth: n.depth }]); // plain objects only: size() stays monomorphic
   const allConsts = consts.length === 0 ? n.consts : joined(n.consts, consts);
@@ -79,7 +78,7 @@ function chainStep(
   const node = new Deferred(
     device,
     expr.dtype,
-    sealed(shape),
+    n.shape, // sealed, and equal to the op's shape (inlines())
     rewrite(expr, [n.expr], n.consts.length),
     (n.refs as LeafRefs).share(),
     allConsts,
@@ -173,7 +172,7 @@ export function record(
 ): Deferred | undefined {
   if (inputs.length === 1) {
     const n = inputs[0].deferred;
-    if (n !== null && inlines(n, inputs[0], shape)) return chainStep(device, op, expr, n, consts, shape);
+    if (n !== null && inlines(n, inputs[0], shape)) return chainStep(device, op, expr, n, consts);
   }
   const leaves = new LeafSet();
   // Inlined operands' constants come first and the op's own last, so the first inlined tree

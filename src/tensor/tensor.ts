@@ -491,7 +491,7 @@ export function wrapBuffer(
 /** A handle on a deferred node (its result or an alias of it). */
 export function deferredTensor(node: Deferred): Tensor {
   // A node's shape is sealed (record.ts), and so are the dense strides of a sealed shape.
-  return new Tensor(creatingSealed, node.device, 0, node.dtype, node.shape, denseStrides(node.shape), 0, undefined, node);
+  return new Tensor(creatingSealed, node.device, 0, node.dtype, node.shape, node.strides, 0, undefined, node);
 }
 
 /** Sees every tensor an op allocates, with the op's name (pt.compareBackends sets it). */
