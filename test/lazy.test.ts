@@ -152,6 +152,35 @@ test("a chain of elementwise ops stays deferred until read, then runs once", () 
   assert.equal(pt.liveBytes(), before + 16, "one output buffer, no intermediates");
 });
 
+test("a chain too long for one kernel is split where it reaches the node and depth limits, with eager's values", () => {
+  if (!pt.lazyEnabled()) return;
+  using x = pt.tensor([0.5, 1.5, -2, 3]);
+  const chain = () => {
+    let y = x.add(0);
+    for (let i = 0; i < 59; i++) {
+      const next = i % 2 ? y.mul(1.01) : y.add(0.25);
+      y.dispose();
+      y = next;
+    }
+    const v = values(y);
+    y.dispose();
+    return v;
+  };
+  const lib = native as unknown as { pt_launch: typeof native.pt_launch };
+  const real = lib.pt_launch;
+  let launches = 0;
+  lib.pt_launch = (q, p, a, n) => (launches++, real(q, p, a, n));
+  let lazy;
+  try {
+    lazy = chain();
+  } finally {
+    lib.pt_launch = real;
+  }
+  assert.deepEqual(lazy, pt.eager(chain));
+  // Each step adds 2 nodes and 1 level: depth 24 is reached after about 23 steps, so 60 steps take a few kernels, not 1 or 60.
+  assert.ok(launches >= 3 && launches <= 8, `60 chained ops made ${launches} launches`);
+});
+
 test("aliases of one deferred result share one materialization", () => {
   if (!pt.lazyEnabled()) return;
   using src = pt.rand([1000]);
