@@ -67,11 +67,14 @@ function disposeOut(out: Out): void {
   if (out instanceof pt.Tensor) out.dispose();
   else out.forEach((t) => t.dispose());
 }
+function materializeOut(out: Out): void {
+  if (out instanceof pt.Tensor) materialize(out);
+  else out.forEach(materialize);
+}
 /** Materializes the outputs, so that the timed region does the work even in lazy mode, then disposes them. */
 function finish(out: Out): void {
   try {
-    if (out instanceof pt.Tensor) materialize(out);
-    else out.forEach(materialize);
+    materializeOut(out);
   } finally {
     disposeOut(out);
   }
@@ -93,8 +96,7 @@ function mk<S extends State, T extends Out>(name: string, setup: () => S, op: (s
     check(s: S) {
       const out = outputs(op, s);
       try {
-        if (out instanceof pt.Tensor) materialize(out);
-        else out.forEach(materialize);
+        materializeOut(out);
         verify(s, out);
       } finally {
         disposeOut(out);

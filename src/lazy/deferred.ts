@@ -15,7 +15,7 @@
  */
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
-import { TensorError } from "../runtime/errors.ts";
+import { type OpName, TensorError } from "../runtime/errors.ts";
 import { runElementwise } from "../kernels/launch.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import type { Expr } from "../kernels/ir.ts";
@@ -168,7 +168,7 @@ export class Deferred {
 }
 
 /** One reference to each leaf's buffer, or none (and the error for `op`, or node n's ops) when one fails. */
-export function retainLeaves(leaves: readonly Leaf[], op: string | Deferred): LeafRefs {
+export function retainLeaves(leaves: readonly Leaf[], op: OpName): LeafRefs {
   for (let i = 0; i < leaves.length; i++) {
     const st = native.pt_buffer_retain(leaves[i].buf);
     if (st >= 0) continue;

@@ -181,13 +181,9 @@ export function record(
   const ops: string[] = [];
   const sizes: { nodes: number; depth: number }[] = [];
   const parts: Expr[] = [];
-  // The one node every inlined operand comes from, when no other leaf joins: the new node
-  // reads exactly its leaves and shares their references (undefined: none yet; null: no).
-  let source: Deferred | null | undefined = undefined;
   for (const x of inputs) { // a loop, not map(): this runs once per recorded op
     const n = x.deferred;
     if (n !== null && inlines(n, x, shape)) {
-      source = source === undefined || source === n ? n : null;
       sizes.push({ nodes: n.nodes, depth: n.depth });
       const nl = n.leaves, map: number[] = [];
       for (let i = 0; i < nl.length; i++) map.push(leaves.index(nl[i]));
@@ -205,7 +201,6 @@ export function record(
       continue;
     }
     const buf = n !== null && n.buffer !== 0 ? n.buffer : x.buf;
-    source = null;
     sizes.push(LEAF_SIZE);
     const strides = broadcastStrides(x.shape, x.strides, shape);
     parts.push({ k: "load", input: leaves.index({ buf, dtype: x.dtype, offset: x.offset, strides }), dtype: x.dtype });
@@ -214,8 +209,7 @@ export function record(
   for (let i = 0; i < consts.length; i++) allConsts.push(consts[i]);
   const s = size(expr, sizes);
   if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
-  const shared: LeafRefs | null = source ? source.refs : null; // the map was identity: same leaves, same order
-  const refs = shared !== null && shared.list.length === leaves.list.length ? shared.share() : retainLeaves(leaves.list, op);
+  const refs = retainLeaves(leaves.list, op); // chainStep shares a chain's references; an op joining others takes its own
   ops.push(op);
   const node = new Deferred(
     device,
