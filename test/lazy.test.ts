@@ -265,9 +265,13 @@ test("a deferred result from before its device closed names the fused ops when u
   if (!pt.lazyEnabled() || dev.backend !== pt.device("cpu").backend) return;
   const x = pt.tensor([1, 2]);
   const y = x.add(1).mul(3);
+  // Two chains joined, then a chain step: each operand's ops in order, then the join's, then the step's.
+  const z = x.add(1).mul(3).add(x.sub(2)).clamp(0, 5);
   dev.close();
-  assertTensorError(() => y.toArray(), /add, mul/, /closed/);
+  assertTensorError(() => y.toArray(), /add, mul \(fused\)/, /closed/);
+  assertTensorError(() => z.toArray(), /add, mul, sub, add, clamp \(fused\)/, /closed/);
   y.dispose();
+  z.dispose();
   x.dispose();
 });
 

@@ -53,6 +53,21 @@ export class LeafRefs {
 
 const NO_LEAVES: readonly Leaf[] = [];
 
+/**
+ * The ops a node fused, for its error messages: its own op after the trails of the nodes it
+ * inlined. A chain step links to its operand's trail instead of copying a growing list.
+ */
+export interface OpTrail {
+  readonly op: string;
+  readonly from: readonly OpTrail[];
+}
+
+function listOps(t: OpTrail, out: string[]): string[] {
+  for (let i = 0; i < t.from.length; i++) listOps(t.from[i], out);
+  out.push(t.op);
+  return out;
+}
+
 export class Deferred {
   readonly epoch: number;
   #refs: LeafRefs | null;
@@ -71,8 +86,8 @@ export class Deferred {
     readonly expr: Expr,
     refs: LeafRefs,
     readonly consts: readonly number[],
-    /** The recorded ops in order, for error messages. */
-    readonly opList: readonly string[],
+    /** The recorded ops, for error messages. */
+    readonly trail: OpTrail,
   ) {
     this.epoch = device.epoch;
     this.#refs = refs;
@@ -81,7 +96,7 @@ export class Deferred {
   /** "add, mul, sub (fused)": what an error at materialization names. */
   get ops(): string {
     if (this.#name !== undefined) return this.#name;
-    const l = this.opList;
+    const l = listOps(this.trail, []);
     return this.#name = l.length === 1 ? l[0] : `${l.length > 6 ? `${l.slice(0, 3).join(", ")}, ..., ${l.at(-1)}` : l.join(", ")} (fused)`;
   }
 
@@ -239,7 +254,7 @@ export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMa
     const strides = map.from.map((f, k) => (f < 0 ? 0 : l.strides[f] * map.step[k]));
     return { buf: l.buf, dtype: l.dtype, offset, strides };
   });
-  const d = new Deferred(n.device, n.dtype, sealed(shape), n.expr, retainLeaves(leaves, n), n.consts, n.opList);
+  const d = new Deferred(n.device, n.dtype, sealed(shape), n.expr, retainLeaves(leaves, n), n.consts, n.trail);
   d.nodes = n.nodes;
   d.depth = n.depth;
   return d;

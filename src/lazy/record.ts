@@ -14,7 +14,7 @@ import type { Device } from "../runtime/device.ts";
 import type { Expr } from "../kernels/ir.ts";
 import type { DType } from "../tensor/dtype.ts";
 import { broadcastStrides, sameShape, sealed } from "../tensor/shape.ts";
-import { Deferred, type Leaf, type LeafRefs, retainLeaves } from "./deferred.ts";
+import { Deferred, type Leaf, type LeafRefs, type OpTrail, retainLeaves } from "./deferred.ts";
 
 /** What record() needs from a tensor operand (tensor.ts implements it). */
 export interface Operand {
@@ -30,6 +30,7 @@ export interface Operand {
 
 const MAX_LEAVES = 12, MAX_CONSTS = 64, MAX_NODES = 64, MAX_DEPTH = 24;
 const LEAF_SIZE = { nodes: 1, depth: 1 };
+const NO_TRAILS: readonly OpTrail[] = [];
 const BOOL_ROOTS = new Set([
   "eq",
   "ne",
@@ -63,7 +64,9 @@ function inlines(n: Deferred, x: Operand, shape: readonly number[]): boolean {
 /**
  * record() for the common step of a chain: one operand, node n inlined whole, and the op's
  * constants. The new node reads n's leaves (sharing their references) and n's constants
- * followed by its own, so it needs none of the general path's leaf matching.
+ * followed by its own, so it needs none of the general path's leaf matching. `expr` reads
+ * the operand as load 0 and its constants from 0, or with `inlined` already n's tree and
+ * its constants from n's count on (recordStep's callers build it so, and skip a rewrite).
  */
 function chainStep(
   device: Device,
@@ -71,34 +74,87 @@ function chainStep(
   expr: Expr,
   n: Deferred,
   consts: readonly number[],
+  inlined = false,
 ): Deferred | undefined {
-  const s = size(expr, [{ nodes: n.nodes, depth: n.depth }]); // plain objects only: size() stays monomorphic
-  const allConsts = consts.length === 0 ? n.consts : joined(n.consts, consts);
-  if (allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
+  const part = ONE_PART[0]; // reused: size() sees plain objects only, and this step allocates none for it
+  part.nodes = n.nodes;
+  part.depth = n.depth;
+  const s = size(expr, ONE_PART, inlined ? n.expr : null);
+  if (n.consts.length + consts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
   const node = new Deferred(
     device,
     expr.dtype,
     n.shape, // sealed, and equal to the op's shape (inlines())
-    rewrite(expr, [n.expr], n.consts.length),
+    inlined ? expr : rewrite(expr, oneLoad(n.expr), n.consts.length),
     (n.refs as LeafRefs).share(),
-    allConsts,
-    joined(n.opList, [op]),
+    consts.length === 0 ? n.consts : withAll(n.consts, consts),
+    { op, from: [n.trail] },
   );
   node.nodes = s.nodes;
   node.depth = s.depth;
   return node;
 }
+const ONE_PART = [{ nodes: 0, depth: 0 }];
+const ONE_LOAD: Expr[] = [];
+/** [e] in a reused array, for rewrite() (which keeps no reference to it). */
+function oneLoad(e: Expr): readonly Expr[] {
+  ONE_LOAD[0] = e;
+  return ONE_LOAD;
+}
 
-/** a then b, by loops: concat() costs several times as much under Deno (V8) for arrays this small. */
-function joined<T>(a: readonly T[], b: readonly T[]): T[] {
-  const out: T[] = [];
-  for (let i = 0; i < a.length; i++) out.push(a[i]);
-  for (let i = 0; i < b.length; i++) out.push(b[i]);
+/**
+ * How an op over one tensor x (unbroadcast) and constants is recorded as a step of x's
+ * chain: through `via`, x's node inlined (a later step), or null, x's memory as load 0 (the
+ * first step); undefined when the op takes the general path.
+ */
+export function stepVia(x: Operand): Deferred | null | undefined {
+  const n = x.deferred;
+  if (n === null) return null;
+  return inlines(n, x, x.shape) ? n : undefined;
+}
+
+/**
+ * record() of an op over one tensor x and constants, whose expr reads x through `via`
+ * (stepVia: x's node's tree, its own constants numbered after the node's; or load 0); undefined when the program would pass the size limits (the caller
+ * takes the general path, which runs it eagerly). Skips the general path's operand
+ * gathering and expression rewriting on the hot tensor-op-scalar ops.
+ */
+export function recordStep(
+  device: Device,
+  op: string,
+  expr: Expr,
+  x: Operand,
+  via: Deferred | null,
+  consts: readonly number[],
+): Deferred | undefined {
+  return via === null ? firstStep(device, op, expr, x, consts) : chainStep(device, op, expr, via, consts, true);
+}
+
+/** recordStep() over x's memory: one leaf, so expr's loads and constants keep their indices. */
+function firstStep(device: Device, op: string, expr: Expr, x: Operand, consts: readonly number[]): Deferred {
+  const leaves: Leaf[] = [{ buf: x.buf, dtype: x.dtype, offset: x.offset, strides: x.strides }];
+  const s = size(expr, LEAF_PARTS);
+  const node = new Deferred(device, expr.dtype, x.shape, expr, retainLeaves(leaves, op), consts, { op, from: NO_TRAILS });
+  node.nodes = s.nodes;
+  node.depth = s.depth;
+  return node;
+}
+const LEAF_PARTS = [LEAF_SIZE];
+
+/**
+ * a then b, into an array made at its size: for arrays this small, concat() cost 34 ns
+ * under Bun and 153 under Deno, slice() then push() 78 and 78, this 7 and 40.
+ */
+function withAll(a: readonly number[], b: readonly number[]): number[] {
+  const n = a.length, out = new Array<number>(n + b.length);
+  for (let i = 0; i < n; i++) out[i] = a[i];
+  for (let i = 0; i < b.length; i++) out[n + i] = b[i];
   return out;
 }
 
-/** Nodes and depth of e, where load i stands for a subtree of parts[i]'s size. */
-function size(e: Expr, parts: readonly { nodes: number; depth: number }[]): { nodes: number; depth: number } {
+/** Nodes and depth of e, where load i (or the subtree `base`, inlined already) stands for a subtree of parts[i]'s (parts[0]'s) size. */
+function size(e: Expr, parts: readonly { nodes: number; depth: number }[], base: Expr | null = null): { nodes: number; depth: number } {
+  if (e === base) return parts[0];
   switch (e.k) {
     case "load":
       return parts[e.input];
@@ -107,15 +163,15 @@ function size(e: Expr, parts: readonly { nodes: number; depth: number }[]): { no
       return { nodes: 1, depth: 1 };
     case "cast":
     case "unary": {
-      const a = size(e.a, parts);
+      const a = size(e.a, parts, base);
       return { nodes: a.nodes + 1, depth: a.depth + 1 };
     }
     case "binary": {
-      const a = size(e.a, parts), b = size(e.b, parts);
+      const a = size(e.a, parts, base), b = size(e.b, parts, base);
       return { nodes: a.nodes + b.nodes + 1, depth: Math.max(a.depth, b.depth) + 1 };
     }
     case "where": {
-      const c = size(e.c, parts), a = size(e.a, parts), b = size(e.b, parts);
+      const c = size(e.c, parts, base), a = size(e.a, parts, base), b = size(e.b, parts, base);
       return { nodes: a.nodes + b.nodes + c.nodes + 1, depth: Math.max(a.depth, b.depth, c.depth) + 1 };
     }
   }
@@ -178,7 +234,7 @@ export function record(
   // Inlined operands' constants come first and the op's own last, so the first inlined tree
   // keeps its constants' indices (and usually its loads'), and is shared, not copied.
   const allConsts: number[] = [];
-  const ops: string[] = [];
+  const trails: OpTrail[] = [];
   const sizes: { nodes: number; depth: number }[] = [];
   const parts: Expr[] = [];
   for (const x of inputs) { // a loop, not map(): this runs once per recorded op
@@ -189,7 +245,7 @@ export function record(
       for (let i = 0; i < nl.length; i++) map.push(leaves.index(nl[i]));
       const shift = allConsts.length;
       for (let i = 0; i < n.consts.length; i++) allConsts.push(n.consts[i]);
-      for (let i = 0; i < n.opList.length; i++) ops.push(n.opList[i]);
+      trails.push(n.trail);
       // Trees are immutable, so one whose loads and constants keep their indices is shared
       // as it is: a chain of ops then copies no subtree (each copy grew with the chain).
       if (shift === 0 && isIdentity(map)) parts.push(n.expr);
@@ -210,7 +266,6 @@ export function record(
   const s = size(expr, sizes);
   if (leaves.list.length > MAX_LEAVES || allConsts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
   const refs = retainLeaves(leaves.list, op); // chainStep shares a chain's references; an op joining others takes its own
-  ops.push(op);
   const node = new Deferred(
     device,
     expr.dtype,
@@ -218,7 +273,7 @@ export function record(
     rewrite(expr, parts, ownShift),
     refs,
     allConsts,
-    ops,
+    { op, from: trails.length === 0 ? NO_TRAILS : trails },
   );
   node.nodes = s.nodes;
   node.depth = s.depth;

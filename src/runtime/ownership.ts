@@ -4,21 +4,21 @@
  * exit); at exit, closing the open devices frees the rest (device.ts). A release after
  * the device was closed is skipped: the close already freed the buffer.
  *
- * A tensor registers once, with a Held record that says what it owns: while it stands for
- * a deferred node, its attachment to the node (released by detaching); once it has memory,
- * one reference to its buffer. Materializing changes the record in place, so a lazy result
- * pays for one registration, not two.
- *
  * Registration waits for the end of the current task (a microtask): a tensor disposed
- * before then, as loop temporaries and `using` results are, never registers. Nothing is
- * lost by waiting, since the registry's callbacks only run in a later task anyway; until
- * then the pending list keeps the tensor reachable. Registering and unregistering were a
- * fifth of a small op's host time under Deno (V8).
+ * before then, as loop temporaries and `using` results are, never registers, and never
+ * makes the Held record the registry keeps. Nothing is lost by waiting, since the
+ * registry's callbacks only run in a later task anyway; until then the pending list keeps
+ * the tensor reachable. Registering and unregistering were a fifth of a small op's host
+ * time under Deno (V8), and the record a seventh of a lazy chain step's under Bun.
+ *
+ * A registered tensor's Held says what it owns: while it stands for a deferred node, its
+ * attachment to the node (released by detaching); once it has memory, one reference to
+ * its buffer. Materializing changes the record in place (holdBuffer).
  */
 import { native } from "./native.ts";
 import type { Device } from "./device.ts";
 
-/** What one tensor owns; `node` set: an attachment to a deferred node, else a buffer reference. */
+/** What one registered tensor owns; `node` set: an attachment to a deferred node, else a buffer reference. */
 export interface Held {
   buf: number;
   device: Device;
@@ -26,59 +26,58 @@ export interface Held {
   /** Host memory a wrapped buffer points into: alive until the release. */
   keep: object | undefined;
   node: { detach(): void } | null;
-  /** Whether the registry knows it yet (registration waits for the end of the task). */
-  registered: boolean;
+}
+
+/** The method registerPending() calls on an owner: its Held record, made now, or null when it owns nothing any more. */
+export const heldNow: unique symbol = Symbol("polytensor.heldNow");
+export interface Owner {
+  [heldNow](): Held | null;
+}
+
+/** Releases one buffer reference (skipped once the device's context of `epoch` ended: its close freed it) or one attachment. */
+export function release(device: Device, epoch: number, buf: number, node: { detach(): void } | null): void {
+  if (node !== null) node.detach();
+  else if (buf !== 0 && device.epoch === epoch && device.isOpen) native.pt_buffer_release(buf);
 }
 
 function releaseHeld(h: Held): void {
-  const node = h.node;
-  if (node !== null) {
-    h.node = null;
-    node.detach();
-  } else if (h.buf !== 0) {
-    if (h.device.epoch === h.epoch && h.device.isOpen) native.pt_buffer_release(h.buf);
-    h.buf = 0;
-  }
+  const node = h.node, buf = h.buf;
+  h.node = null;
+  h.buf = 0;
   h.keep = undefined;
+  release(h.device, h.epoch, buf, node);
 }
 
 const registry = new FinalizationRegistry<Held>(releaseHeld);
-/** Owners created in this task and their records, registered by registerPending(). */
-let pendingOwners: object[] = [];
-let pendingHeld: Held[] = [];
+/** Owners created in this task, registered by registerPending(). */
+let pending: Owner[] = [];
 const PENDING_MAX = 512;
 
 function registerPending(): void {
-  const owners = pendingOwners, helds = pendingHeld;
+  const owners = pending;
   if (owners.length === 0) return; // emptied early by a long loop; its microtask comes after
-  pendingOwners = [];
-  pendingHeld = [];
+  pending = [];
   for (let i = 0; i < owners.length; i++) {
-    const h = helds[i];
-    if (h.buf === 0 && h.node === null) continue; // released in its task: nothing to collect
-    h.registered = true;
-    registry.register(owners[i], h, owners[i]);
+    const h = owners[i][heldNow]();
+    if (h !== null) registry.register(owners[i], h, owners[i]); // null: released in its task, nothing to collect
   }
 }
 
-/** Registers `owner` (at the end of this task) as holding one reference on buf (or, with node, an attachment to it). */
-export function hold(owner: object, device: Device, buf: number, keep: object | undefined, node: { detach(): void } | null): Held {
-  const held: Held = { buf, device, epoch: device.epoch, keep, node, registered: false };
-  if (pendingOwners.length >= PENDING_MAX) registerPending(); // a long synchronous loop: keep the list short
-  if (pendingOwners.push(owner) === 1) queueMicrotask(registerPending);
-  pendingHeld.push(held);
-  return held;
+/** Registers `owner` at the end of this task, unless it owns nothing by then. */
+export function track(owner: Owner): void {
+  if (pending.length >= PENDING_MAX) registerPending(); // a long synchronous loop: keep the list short
+  if (pending.push(owner) === 1) queueMicrotask(registerPending);
 }
 
-/** A deferred handle got its memory: `buf` (one reference, already taken) replaces the attachment. */
+/** A registered deferred handle got its memory: `buf` (one reference, already taken) replaces the attachment. */
 export function holdBuffer(held: Held, buf: number): void {
   held.node = null;
   held.buf = buf;
   held.epoch = held.device.epoch;
 }
 
-/** Releases what `owner` holds now and stops tracking it. */
-export function drop(owner: object, held: Held): void {
-  if (held.registered) registry.unregister(owner);
+/** Releases what a registered `owner` holds now and stops tracking it. */
+export function drop(owner: Owner, held: Held): void {
+  registry.unregister(owner);
   releaseHeld(held);
 }

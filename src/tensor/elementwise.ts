@@ -12,7 +12,8 @@ import { checkDType, DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWi
 import { broadcastShapes, broadcastStrides, fmtShape, sameShape } from "./shape.ts";
 import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
 import { lazyEnabled } from "../lazy/deferred.ts";
-import { record } from "../lazy/record.ts";
+import { record, recordStep, stepVia } from "../lazy/record.ts";
+import type { Deferred } from "../lazy/deferred.ts";
 
 const NO_SHAPES: readonly (readonly number[])[] = [];
 
@@ -75,6 +76,37 @@ function sameShapes(ts: readonly Tensor[]): boolean {
   return true;
 }
 
+/**
+ * How an op over one tensor x and constants is recorded as a step of x's chain (record.ts
+ * stepVia), or undefined when it takes KernelBuilder's general path: lazy mode off, x wraps
+ * host memory, or x's node cannot be inlined. The fast path skips the builder's operand
+ * gathering and record()'s rewrite on the path of x.mul(2).add(1)...
+ */
+function stepOf(x: Tensor): Deferred | null | undefined {
+  return lazyEnabled() && x.hostOwner === undefined ? stepVia(x) : undefined;
+}
+
+/** x read as dtype by a step through `via`: its node's tree, or load 0 of its memory. */
+function stepInput(x: Tensor, via: Deferred | null, dtype: DType): Expr {
+  return castExpr(via === null ? { k: "load", input: 0, dtype: x.dtype } : via.expr, dtype);
+}
+
+/** The index of a step's constant k: after the inlined node's own. */
+function stepConst(via: Deferred | null, k: number, dtype: DType): Expr {
+  return { k: "const", index: (via === null ? 0 : via.consts.length) + k, dtype };
+}
+
+/** The step recorded (record.ts recordStep), or undefined when its program would be too big to fuse. */
+function recordedStep(op: string, expr: Expr, x: Tensor, via: Deferred | null, consts: readonly number[]): Tensor | undefined {
+  let node;
+  try {
+    node = recordStep(x.device, op, expr, x, via, consts);
+  } catch (e) {
+    throw underOp(op, e);
+  }
+  return node === undefined ? undefined : deferredTensor(node);
+}
+
 function scalarValue(x: unknown, op: string): number {
   if (typeof x === "number") return x;
   if (typeof x === "boolean") return x ? 1 : 0;
@@ -128,8 +160,8 @@ const BOOL_OK = new Set<BinaryOp>(["add", "mul", "maximum", "minimum"]);
 
 export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   if (!(a instanceof Tensor) && !(b instanceof Tensor)) throw new TensorError(op, "needs at least one tensor operand");
-  const k = new KernelBuilder(op);
   if (LOGIC.has(op)) {
+    const k = new KernelBuilder(op);
     return k.run({ k: "binary", op, a: k.operand(a, "bool"), b: k.operand(b, "bool"), dtype: "bool" });
   }
   let ct = pairType(op, a, b);
@@ -138,7 +170,17 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   }
   if (op === "div" && !isFloat(ct)) ct = DEFAULT_FLOAT;
   const out = COMPARE.has(op) ? "bool" : ct;
-  k.eagerOnly = (op === "mod" || op === "pow") && !isFloat(ct);
+  const eagerOnly = (op === "mod" || op === "pow") && !isFloat(ct);
+  const via = !eagerOnly && a instanceof Tensor && typeof b === "number" ? stepOf(a) : undefined;
+  if (via !== undefined) {
+    const x = a as Tensor;
+    const step = recordedStep(op, { k: "binary", op, a: stepInput(x, via, ct), b: stepConst(via, 0, ct), dtype: out }, x, via, [
+      b as number,
+    ]);
+    if (step !== undefined) return step;
+  }
+  const k = new KernelBuilder(op);
+  k.eagerOnly = eagerOnly;
   const result = k.run({ k: "binary", op, a: k.operand(a, ct), b: k.operand(b, ct), dtype: out });
   // Integer mod by zero and integer pow with a negative exponent fail inside the kernel.
   if ((op === "mod" || op === "pow") && !isFloat(ct)) {
@@ -182,6 +224,15 @@ export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
   const ops = [x, ...(lo === undefined ? [] : [lo]), ...(hi === undefined ? [] : [hi])];
   const dt = resultType("clamp", ops);
   if (dt === "bool") throw new TensorError("clamp", "is not supported for bool tensors");
+  const via = typeof lo === "number" && typeof hi === "number" && x instanceof Tensor ? stepOf(x) : undefined;
+  if (via !== undefined) {
+    const lower: Expr = { k: "binary", op: "maximum", a: stepInput(x, via, dt), b: stepConst(via, 0, dt), dtype: dt };
+    const step = recordedStep("clamp", { k: "binary", op: "minimum", a: lower, b: stepConst(via, 1, dt), dtype: dt }, x, via, [
+      lo as number,
+      hi as number,
+    ]);
+    if (step !== undefined) return step;
+  }
   const k = new KernelBuilder("clamp");
   let e = k.operand(x, dt);
   if (lo !== undefined) e = { k: "binary", op: "maximum", a: e, b: k.operand(lo, dt), dtype: dt };

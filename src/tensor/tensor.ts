@@ -7,7 +7,7 @@
  */
 import type { Device } from "../runtime/device.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
-import { drop, type Held, hold, holdBuffer } from "../runtime/ownership.ts";
+import { drop, type Held, heldNow, holdBuffer, release, track } from "../runtime/ownership.ts";
 import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts";
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
@@ -47,8 +47,8 @@ export class Tensor implements ViewRef {
   readonly offset: number;
   #buf: number;
   readonly #epoch: number;
-  /** What this handle owns (a buffer reference, or while deferred its attachment); null once disposed. */
-  #held: Held | null;
+  /** What this handle owns, as the registry keeps it once registered (ownership.ts); null before that and once disposed. */
+  #held: Held | null = null;
   /** Host memory a wrapped buffer points into; kept alive as long as any view of it. */
   readonly #keep: object | undefined;
   /** The fused node this handle stands for until it needs memory (lazy/deferred.ts). */
@@ -82,7 +82,13 @@ export class Tensor implements ViewRef {
       deferred.attach();
       this.#deferred = deferred;
     }
-    this.#held = hold(this, device, buf, keep, deferred ?? null);
+    track(this);
+  }
+
+  /** @internal The registry's record of what this handle owns, made when it registers (ownership.ts). */
+  [heldNow](): Held | null {
+    if (this.#buf === 0 && this.#deferred === null) return null;
+    return this.#held = { buf: this.#buf, device: this.device, epoch: this.#epoch, keep: this.#keep, node: this.#deferred };
   }
 
   /** @internal The host memory this tensor's buffer wraps, if any. */
@@ -127,7 +133,7 @@ export class Tensor implements ViewRef {
     const buf = this.#deferred!.take(); // detaches this handle and gives it one reference
     this.#deferred = null;
     this.#buf = buf;
-    holdBuffer(this.#held!, buf);
+    if (this.#held !== null) holdBuffer(this.#held, buf);
   }
   get ndim(): number {
     return this.shape.length;
@@ -145,12 +151,13 @@ export class Tensor implements ViewRef {
 
   /** Frees this tensor's reference now; idempotent. */
   dispose(): void {
-    if (this.#buf === 0 && this.#deferred === null) return;
+    const buf = this.#buf, node = this.#deferred, held = this.#held;
+    if (buf === 0 && node === null) return;
     this.#deferred = null;
     this.#buf = 0;
-    const held = this.#held;
     this.#held = null;
     if (held !== null) drop(this, held);
+    else release(this.device, this.#epoch, buf, node); // disposed in the task that made it: never registered
   }
   [Symbol.dispose](): void {
     this.dispose();
