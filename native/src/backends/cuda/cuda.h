@@ -69,6 +69,12 @@ typedef struct cuda_ctx {
  * stream drains the ring first, and so does anything that frees memory or a module. */
 struct cuda_queue {
   CUstream s;
+  /* A sync's completion word (stream.c): mapped pinned memory the stream writes the sync's
+   * number to after the work before it; NULL where it could not be made (cuStreamSynchronize). */
+  volatile uint32_t *done;
+  CUdeviceptr done_dev;
+  uint32_t posted;     /* the last number written, under sync_lock */
+  pt_mutex sync_lock;  /* one poster at a time, so numbers reach the stream in order */
   atomic_int capturing; /* written under ctx->lock with capture_kinds; read without it, so a launch never waits on it */
   uint32_t capture_kinds;
   cuda_ctx *c;

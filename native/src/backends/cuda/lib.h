@@ -122,6 +122,8 @@ enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAU
   X(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", NULL, 0, CUresult,                             \
     (CUdeviceptr * d, void *p, unsigned flags))                                                              \
   X(MemFreeHost, "cuMemFreeHost", NULL, 0, CUresult, (void *p))                                              \
+  X(StreamWriteValue32, "cuStreamWriteValue32_v2", "cuStreamWriteValue32", 0, CUresult,                     \
+    (CUstream q, CUdeviceptr addr, unsigned value, unsigned flags))                                          \
   X(StreamBeginCapture, "cuStreamBeginCapture_v2", NULL, 0, CUresult, (CUstream q, int mode))              \
   X(StreamEndCapture, "cuStreamEndCapture", NULL, 0, CUresult, (CUstream q, void **graph))                  \
   X(GraphInstantiate, "cuGraphInstantiateWithFlags", NULL, 0, CUresult,                                     \
