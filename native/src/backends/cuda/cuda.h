@@ -74,6 +74,7 @@ struct cuda_queue {
   volatile uint32_t *done;
   CUdeviceptr done_dev;
   uint32_t posted;     /* the last number written, under sync_lock */
+  atomic_int kernels;  /* set by each kernel or graph launch, cleared by a sync: a sync with none since polls nothing */
   pt_mutex sync_lock;  /* one poster at a time, so numbers reach the stream in order */
   atomic_int capturing; /* written under ctx->lock with capture_kinds; read without it, so a launch never waits on it */
   uint32_t capture_kinds;

@@ -74,6 +74,7 @@ int cuda_graph_launch(void *ctx, void *queue, void *graph) {
   if (g->kinds) c->launched = 1;
   c->kinds_since |= g->kinds;
   pt_mutex_unlock(&c->lock);
+  atomic_store(&q->kernels, 1);
   CUresult r = cu.GraphLaunch(g->exec, q->s);
   return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuGraphLaunch", r);
 }

@@ -70,6 +70,7 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   int st = cuda_plan(c, p->kind, bufs, nbuf, args, nargs, &grid, &mm);
   if (st != PT_OK) return st;
   if (atomic_load(&c->dead)) return cu_enter(c); /* the lost context's error */
+  atomic_store(&q->kernels, 1); /* before anything is queued (cuBLAS too), so a sync after this call polls (stream.c) */
   int direct = atomic_load(&q->capturing) || p->kind == PT_K_MATMUL;
   if (direct) {
     if ((st = cu_enter(c)) != PT_OK) return st;

@@ -181,10 +181,13 @@ int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
 
 /* Waits for the queue's work by a stream write of the next number to q->done and a poll of
  * it: on the H200 machine this returned 0.6 to 1.0 us sooner after a small kernel than
- * cuStreamSynchronize (bench/RESULTS.md). Returns 1 when the work is done, 0 when the caller
- * must wait the driver's way (no word, the write refused, or the poll timed out). */
+ * cuStreamSynchronize (bench/RESULTS.md). Only after a kernel since the last sync: on an
+ * idle stream the write's round trip through the GPU (about 4 us) costs more than
+ * cuStreamSynchronize (0.3 to 1.6 us). Returns 1 when the work is done, 0 when the caller
+ * must wait the driver's way (no kernel since, no word, the write refused, or the poll
+ * timed out). */
 static int poll_done(cuda_queue *q) {
-  if (!q->done || atomic_load(&q->capturing)) return 0;
+  if (!q->done || !atomic_exchange(&q->kernels, 0) || atomic_load(&q->capturing)) return 0;
   pt_mutex_lock(&q->sync_lock);
   uint32_t n = q->posted + 1;
   int ok = cu.StreamWriteValue32(q->s, q->done_dev, n, 0) == CUDA_SUCCESS; /* default: after the earlier work's writes */

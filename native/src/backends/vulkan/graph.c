@@ -4,10 +4,9 @@
  * queue record into the graph instead: vkq_open hands out the graph's own vk_batch, whose
  * command buffer comes from a pool the graph owns and whose params ring is a host-visible
  * chunk the graph owns (a full ring starts another chunk, never a submission), so launches
- * and copies are recorded by the usual code with the usual barriers: the buffer has a
- * barrier inside only on a real hazard (vkq_access) and ends with the one every command
- * buffer on the VkQueue ends with, which orders its work before the host's reads and
- * before everything submitted after it (queue.c). Staging and temporary
+ * and copies are recorded by the usual code with the usual barriers: the buffer starts with
+ * a full barrier against earlier work, has one inside only on a real hazard (vkq_access),
+ * and ends with one that makes its writes visible to the host. Staging and temporary
  * buffers attached to the recording belong to the graph too. capture_end ends the command
  * buffer; the core keeps every buffer and program it names alive. A replay submits the
  * queue's open batch (and pending waits) first, then the command buffer (simultaneous use,
@@ -125,6 +124,7 @@ int vk_capture_begin(void *ctx, void *queue) {
   }
   if (r != VK_SUCCESS) { destroy(c, g); return vk_fail(c, fn, r); }
   if ((st = vk_mem_make(c, VK_PARAMS_BYTES, VK_MEM_PARAMS, &g->b.params)) != PT_OK) { destroy(c, g); return st; }
+  vkq_barrier_in(c, g->b.cb);
   g->b.state = BATCH_OPEN;
   g->b.up_used = VK_UPLOAD_BYTES; /* no upload arena: host writes are refused while capturing */
   pt_mutex_lock(&c->lock);
@@ -132,7 +132,7 @@ int vk_capture_begin(void *ctx, void *queue) {
   else if ((st = vkq_submit(c, q)) == PT_OK) { /* work recorded before the step runs before it */
     q->cap = g;
     atomic_store(&q->capturing, 1);
-    q->nrd = q->nwr = q->full = 0; /* the closing barrier of the batch just submitted covers everything before */
+    q->nrd = q->nwr = q->full = 0; /* the full barrier above covers everything before */
   }
   pt_mutex_unlock(&c->lock);
   if (st != PT_OK) destroy(c, g);

@@ -2,12 +2,9 @@
  *
  * Ownership and ordering. A vk_queue owns its command pool, its timeline semaphore and
  * VK_BATCH_SLOTS batch slots (vkdrv.h). Work is recorded into the open batch under
- * ctx->lock; each batch ends with one barrier that orders its work before both the host's
- * reads and everything submitted after it on its VkQueue (a barrier's second scope runs on
- * in submission order, into later command buffers), and signals the semaphore with its
- * value when submitted. Every command buffer on a VkQueue ends so (graph.c's too), which
- * is why a batch needs no barrier of its own at its start: the plain C floor's way, one
- * barrier a batch where there were two. Inside a batch a
+ * ctx->lock; each batch begins with a barrier against everything before it on its VkQueue
+ * (submission order is the queue's order), ends with one that makes its writes visible to
+ * the host, and signals the semaphore with its value when submitted. Inside a batch a
  * barrier is recorded only on a real hazard between buffers (read after write, write after
  * write, write after read) since the last barrier. A batch slot, and with it the params
  * ring and upload arena, is reused only after the semaphore passed its value and no reader
@@ -32,8 +29,12 @@ static void barrier(vk_ctx *c, VkCommandBuffer cb, VkPipelineStageFlags src, VkP
   c->d.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
+void vkq_barrier_in(vk_ctx *c, VkCommandBuffer cb) {
+  barrier(c, cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, COMPUTE_TRANSFER, VK_ACCESS_MEMORY_WRITE_BIT, ALL_ACCESS);
+}
+
 void vkq_barrier_out(vk_ctx *c, VkCommandBuffer cb) {
-  barrier(c, cb, COMPUTE_TRANSFER, COMPUTE_TRANSFER | VK_PIPELINE_STAGE_HOST_BIT, ALL_WRITES, ALL_ACCESS | VK_ACCESS_HOST_READ_BIT);
+  barrier(c, cb, COMPUTE_TRANSFER, VK_PIPELINE_STAGE_HOST_BIT, ALL_WRITES, VK_ACCESS_HOST_READ_BIT);
 }
 
 static void free_extras(vk_ctx *c, vk_batch *b) {
@@ -133,6 +134,7 @@ int vkq_open(vk_ctx *c, vk_queue *q, vk_batch **out) {
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   if ((r = c->d.vkBeginCommandBuffer(b->cb, &bi)) != VK_SUCCESS) return vk_fail(c, "vkBeginCommandBuffer", r);
+  vkq_barrier_in(c, b->cb); /* orders this batch after everything submitted before it on the VkQueue */
   b->value = ++q->assigned;
   b->ndisp = b->nops = 0;
   b->ring_used = b->up_used = 0;

@@ -170,7 +170,8 @@ int vk_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t do
 
 /* queue.c: batches, barriers, submission, fences, the error block */
 int vkq_open(vk_ctx *c, vk_queue *q, vk_batch **out);        /* under lock */
-void vkq_barrier_out(vk_ctx *c, VkCommandBuffer cb);         /* compute/transfer writes -> host reads and all later work */
+void vkq_barrier_in(vk_ctx *c, VkCommandBuffer cb);          /* all earlier work -> compute/transfer */
+void vkq_barrier_out(vk_ctx *c, VkCommandBuffer cb);         /* compute/transfer writes -> host reads */
 void vkq_access(vk_ctx *c, vk_queue *q, vk_batch *b, const vk_mem *const *rd, int nrd, const vk_mem *const *wr, int nwr);
 int vkq_submit(vk_ctx *c, vk_queue *q);                       /* under lock; no-op without an open batch */
 int vkq_wait(vk_ctx *c, vk_queue *q, uint64_t value);         /* without the lock */
