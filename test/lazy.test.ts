@@ -181,6 +181,48 @@ test("a chain too long for one kernel is split where it reaches the node and dep
   assert.ok(launches >= 3 && launches <= 8, `60 chained ops made ${launches} launches`);
 });
 
+/** Nodes and depth of an expression tree, counted the way record.ts limits programs. */
+function treeSize(e: Expr): { nodes: number; depth: number } {
+  switch (e.k) {
+    case "load":
+    case "const":
+    case "index":
+      return { nodes: 1, depth: 1 };
+    case "cast":
+    case "unary": {
+      const a = treeSize(e.a);
+      return { nodes: a.nodes + 1, depth: a.depth + 1 };
+    }
+    case "binary": {
+      const a = treeSize(e.a), b = treeSize(e.b);
+      return { nodes: a.nodes + b.nodes + 1, depth: Math.max(a.depth, b.depth) + 1 };
+    }
+    case "where": {
+      const c = treeSize(e.c), a = treeSize(e.a), b = treeSize(e.b);
+      return { nodes: a.nodes + b.nodes + c.nodes + 1, depth: Math.max(a.depth, b.depth, c.depth) + 1 };
+    }
+  }
+}
+
+test("a chain's recorded size is its expression's, with and without casts of the input", () => {
+  if (!pt.lazyEnabled()) return;
+  using f = pt.tensor([0.5, 1.5, -2, 3]);
+  using i = pt.tensor([1, 2, 3, 4], { dtype: "int32" });
+  const chains: [string, () => pt.Tensor][] = [
+    ["float steps", () => f.add(1).mul(2).clamp(0, 3).sub(0.5)],
+    ["an int tensor cast by its first step", () => i.mul(1.5).add(1)],
+    ["an int tensor cast by clamp", () => i.add(1).clamp(0.5, 2.5).mul(2)],
+    ["a comparison, then a step that casts the bool", () => f.mul(2).gt(1).add(1)],
+    ["a unary op inside a chain", () => f.add(1).abs().mul(3)],
+  ];
+  for (const [what, make] of chains) {
+    using y = make();
+    const n = y.deferred;
+    assert.ok(n !== null && y.isDeferred, `${what}: deferred`);
+    assert.deepEqual({ nodes: n.nodes, depth: n.depth }, treeSize(n.expr), what);
+  }
+});
+
 test("aliases of one deferred result share one materialization", () => {
   if (!pt.lazyEnabled()) return;
   using src = pt.rand([1000]);

@@ -63,36 +63,14 @@ function inlines(n: Deferred, x: Operand, shape: readonly number[]): boolean {
 
 /**
  * record() for the common step of a chain: one operand, node n inlined whole, and the op's
- * constants. The new node reads n's leaves (sharing their references) and n's constants
- * followed by its own, so it needs none of the general path's leaf matching. `expr` reads
- * the operand as load 0 and its constants from 0, or with `inlined` already n's tree and
- * its constants from n's count on (recordStep's callers build it so, and skip a rewrite).
+ * constants (expr reads the operand as load 0 and its constants from 0).
  */
-function chainStep(
-  device: Device,
-  op: string,
-  expr: Expr,
-  n: Deferred,
-  consts: readonly number[],
-  inlined = false,
-): Deferred | undefined {
+function chainStep(device: Device, op: string, expr: Expr, n: Deferred, consts: readonly number[]): Deferred | undefined {
   const part = ONE_PART[0]; // reused: size() sees plain objects only, and this step allocates none for it
   part.nodes = n.nodes;
   part.depth = n.depth;
-  const s = size(expr, ONE_PART, inlined ? n.expr : null);
-  if (n.consts.length + consts.length > MAX_CONSTS || s.nodes > MAX_NODES || s.depth > MAX_DEPTH) return undefined;
-  const node = new Deferred(
-    device,
-    expr.dtype,
-    n.shape, // sealed, and equal to the op's shape (inlines())
-    inlined ? expr : rewrite(expr, oneLoad(n.expr), n.consts.length),
-    (n.refs as LeafRefs).share(),
-    consts.length === 0 ? n.consts : withAll(n.consts, consts),
-    { op, from: [n.trail] },
-  );
-  node.nodes = s.nodes;
-  node.depth = s.depth;
-  return node;
+  const s = size(expr, ONE_PART);
+  return stepNode(device, op, rewrite(expr, oneLoad(n.expr), n.consts.length), n, consts, s.nodes, s.depth);
 }
 const ONE_PART = [{ nodes: 0, depth: 0 }];
 const ONE_LOAD: Expr[] = [];
@@ -100,6 +78,36 @@ const ONE_LOAD: Expr[] = [];
 function oneLoad(e: Expr): readonly Expr[] {
   ONE_LOAD[0] = e;
   return ONE_LOAD;
+}
+
+/**
+ * The node of a chain step whose expr has n's tree inlined and its own constants numbered
+ * after n's, of the given size: it reads n's leaves (sharing their references) and n's
+ * constants followed by its own, so it needs none of the general path's leaf matching.
+ * Undefined when the program would pass the limits.
+ */
+function stepNode(
+  device: Device,
+  op: string,
+  expr: Expr,
+  n: Deferred,
+  consts: readonly number[],
+  nodes: number,
+  depth: number,
+): Deferred | undefined {
+  if (n.consts.length + consts.length > MAX_CONSTS || nodes > MAX_NODES || depth > MAX_DEPTH) return undefined;
+  const node = new Deferred(
+    device,
+    expr.dtype,
+    n.shape, // sealed, and equal to the op's shape (inlines())
+    expr,
+    (n.refs as LeafRefs).share(),
+    consts.length === 0 ? n.consts : withAll(n.consts, consts),
+    { op, from: [n.trail] },
+  );
+  node.nodes = nodes;
+  node.depth = depth;
+  return node;
 }
 
 /**
@@ -115,9 +123,12 @@ export function stepVia(x: Operand): Deferred | null | undefined {
 
 /**
  * record() of an op over one tensor x and constants, whose expr reads x through `via`
- * (stepVia: x's node's tree, its own constants numbered after the node's; or load 0); undefined when the program would pass the size limits (the caller
- * takes the general path, which runs it eagerly). Skips the general path's operand
- * gathering and expression rewriting on the hot tensor-op-scalar ops.
+ * (stepVia: x's node's tree, with the op's constants numbered after the node's; or load 0)
+ * and adds `grow` nodes and `rise` levels above it (the caller built expr, so it knows;
+ * walking the tree to count them cost as much as the rest of the step). Undefined when the
+ * program would pass the size limits: the caller takes the general path, which runs the
+ * op eagerly. Skips the general path's operand gathering and expression rewriting on the
+ * hot tensor-op-scalar ops.
  */
 export function recordStep(
   device: Device,
@@ -126,20 +137,17 @@ export function recordStep(
   x: Operand,
   via: Deferred | null,
   consts: readonly number[],
+  grow: number,
+  rise: number,
 ): Deferred | undefined {
-  return via === null ? firstStep(device, op, expr, x, consts) : chainStep(device, op, expr, via, consts, true);
-}
-
-/** recordStep() over x's memory: one leaf, so expr's loads and constants keep their indices. */
-function firstStep(device: Device, op: string, expr: Expr, x: Operand, consts: readonly number[]): Deferred {
+  if (via !== null) return stepNode(device, op, expr, via, consts, via.nodes + grow, via.depth + rise);
+  // The first step: one leaf, so expr's loads and constants keep their indices.
   const leaves: Leaf[] = [{ buf: x.buf, dtype: x.dtype, offset: x.offset, strides: x.strides }];
-  const s = size(expr, LEAF_PARTS);
   const node = new Deferred(device, expr.dtype, x.shape, expr, retainLeaves(leaves, op), consts, { op, from: NO_TRAILS });
-  node.nodes = s.nodes;
-  node.depth = s.depth;
+  node.nodes = 1 + grow;
+  node.depth = 1 + rise;
   return node;
 }
-const LEAF_PARTS = [LEAF_SIZE];
 
 /**
  * a then b, into an array made at its size: for arrays this small, concat() cost 34 ns
@@ -152,9 +160,8 @@ function withAll(a: readonly number[], b: readonly number[]): number[] {
   return out;
 }
 
-/** Nodes and depth of e, where load i (or the subtree `base`, inlined already) stands for a subtree of parts[i]'s (parts[0]'s) size. */
-function size(e: Expr, parts: readonly { nodes: number; depth: number }[], base: Expr | null = null): { nodes: number; depth: number } {
-  if (e === base) return parts[0];
+/** Nodes and depth of e, where load i stands for a subtree of parts[i]'s size. */
+function size(e: Expr, parts: readonly { nodes: number; depth: number }[]): { nodes: number; depth: number } {
   switch (e.k) {
     case "load":
       return parts[e.input];
@@ -163,15 +170,15 @@ function size(e: Expr, parts: readonly { nodes: number; depth: number }[], base:
       return { nodes: 1, depth: 1 };
     case "cast":
     case "unary": {
-      const a = size(e.a, parts, base);
+      const a = size(e.a, parts);
       return { nodes: a.nodes + 1, depth: a.depth + 1 };
     }
     case "binary": {
-      const a = size(e.a, parts, base), b = size(e.b, parts, base);
+      const a = size(e.a, parts), b = size(e.b, parts);
       return { nodes: a.nodes + b.nodes + 1, depth: Math.max(a.depth, b.depth) + 1 };
     }
     case "where": {
-      const c = size(e.c, parts, base), a = size(e.a, parts, base), b = size(e.b, parts, base);
+      const c = size(e.c, parts), a = size(e.a, parts), b = size(e.b, parts);
       return { nodes: a.nodes + b.nodes + c.nodes + 1, depth: Math.max(a.depth, b.depth, c.depth) + 1 };
     }
   }

@@ -96,11 +96,25 @@ function stepConst(via: Deferred | null, k: number, dtype: DType): Expr {
   return { k: "const", index: (via === null ? 0 : via.consts.length) + k, dtype };
 }
 
-/** The step recorded (record.ts recordStep), or undefined when its program would be too big to fuse. */
-function recordedStep(op: string, expr: Expr, x: Tensor, via: Deferred | null, consts: readonly number[]): Tensor | undefined {
+/**
+ * The step recorded (record.ts recordStep), or undefined when its program would be too big
+ * to fuse. expr reads x through stepInput(x, via, dtype), and the op adds `grow` nodes and
+ * `rise` levels above that input; casting x to dtype (castExpr) adds one of each.
+ */
+function recordedStep(
+  op: string,
+  expr: Expr,
+  x: Tensor,
+  via: Deferred | null,
+  dtype: DType,
+  consts: readonly number[],
+  grow: number,
+  rise: number,
+): Tensor | undefined {
+  const cast = x.dtype === dtype ? 0 : 1;
   let node;
   try {
-    node = recordStep(x.device, op, expr, x, via, consts);
+    node = recordStep(x.device, op, expr, x, via, consts, grow + cast, rise + cast);
   } catch (e) {
     throw underOp(op, e);
   }
@@ -174,9 +188,8 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   const via = !eagerOnly && a instanceof Tensor && typeof b === "number" ? stepOf(a) : undefined;
   if (via !== undefined) {
     const x = a as Tensor;
-    const step = recordedStep(op, { k: "binary", op, a: stepInput(x, via, ct), b: stepConst(via, 0, ct), dtype: out }, x, via, [
-      b as number,
-    ]);
+    const expr: Expr = { k: "binary", op, a: stepInput(x, via, ct), b: stepConst(via, 0, ct), dtype: out };
+    const step = recordedStep(op, expr, x, via, ct, [b as number], 2, 1); // the op and its constant, one level
     if (step !== undefined) return step;
   }
   const k = new KernelBuilder(op);
@@ -227,10 +240,8 @@ export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
   const via = typeof lo === "number" && typeof hi === "number" && x instanceof Tensor ? stepOf(x) : undefined;
   if (via !== undefined) {
     const lower: Expr = { k: "binary", op: "maximum", a: stepInput(x, via, dt), b: stepConst(via, 0, dt), dtype: dt };
-    const step = recordedStep("clamp", { k: "binary", op: "minimum", a: lower, b: stepConst(via, 1, dt), dtype: dt }, x, via, [
-      lo as number,
-      hi as number,
-    ]);
+    const expr: Expr = { k: "binary", op: "minimum", a: lower, b: stepConst(via, 1, dt), dtype: dt };
+    const step = recordedStep("clamp", expr, x, via, dt, [lo as number, hi as number], 4, 2); // two ops and constants, two levels
     if (step !== undefined) return step;
   }
   const k = new KernelBuilder("clamp");
