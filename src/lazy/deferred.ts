@@ -71,13 +71,13 @@ function listOps(t: OpTrail, out: string[]): string[] {
 export class Deferred {
   readonly epoch: number;
   #refs: LeafRefs | null;
-  #buf = 0;
-  #pending = 0;
+  #buf: number;
+  #pending: number;
   #name: string | undefined;
   #strides: readonly number[] | undefined;
   /** Nodes and depth of expr (record.ts keeps programs within every renderer's limits). */
-  nodes = 0;
-  depth = 0;
+  nodes: number;
+  depth: number;
 
   constructor(
     readonly device: Device,
@@ -91,6 +91,10 @@ export class Deferred {
   ) {
     this.epoch = device.epoch;
     this.#refs = refs;
+    this.#buf = 0;
+    this.#pending = 0;
+    this.nodes = 0;
+    this.depth = 0;
   }
 
   /** "add, mul, sub (fused)": what an error at materialization names. */

@@ -49,24 +49,27 @@ function releaseHeld(h: Held): void {
 }
 
 const registry = new FinalizationRegistry<Held>(releaseHeld);
-/** Owners created in this task, registered by registerPending(). */
-let pending: Owner[] = [];
+/** Owners created in this task, pending[0 .. npending), registered by registerPending(); a fixed array, so tracking never grows one. */
 const PENDING_MAX = 512;
+const pending: (Owner | null)[] = new Array<Owner | null>(PENDING_MAX).fill(null);
+let npending = 0;
 
 function registerPending(): void {
-  const owners = pending;
-  if (owners.length === 0) return; // emptied early by a long loop; its microtask comes after
-  pending = [];
-  for (let i = 0; i < owners.length; i++) {
-    const h = owners[i][heldNow]();
-    if (h !== null) registry.register(owners[i], h, owners[i]); // null: released in its task, nothing to collect
+  const n = npending; // 0: emptied early by a long loop; its microtask comes after
+  npending = 0;
+  for (let i = 0; i < n; i++) {
+    const owner = pending[i]!;
+    pending[i] = null;
+    const h = owner[heldNow]();
+    if (h !== null) registry.register(owner, h, owner); // null: released in its task, nothing to collect
   }
 }
 
 /** Registers `owner` at the end of this task, unless it owns nothing by then. */
 export function track(owner: Owner): void {
-  if (pending.length >= PENDING_MAX) registerPending(); // a long synchronous loop: keep the list short
-  if (pending.push(owner) === 1) queueMicrotask(registerPending);
+  if (npending === PENDING_MAX) registerPending(); // a long synchronous loop: keep the list short
+  pending[npending] = owner;
+  if (npending++ === 0) queueMicrotask(registerPending);
 }
 
 /** A registered deferred handle got its memory: `buf` (one reference, already taken) replaces the attachment. */

@@ -48,11 +48,11 @@ export class Tensor implements ViewRef {
   #buf: number;
   readonly #epoch: number;
   /** What this handle owns, as the registry keeps it once registered (ownership.ts); null before that and once disposed. */
-  #held: Held | null = null;
+  #held: Held | null;
   /** Host memory a wrapped buffer points into; kept alive as long as any view of it. */
   readonly #keep: object | undefined;
   /** The fused node this handle stands for until it needs memory (lazy/deferred.ts). */
-  #deferred: Deferred | null = null;
+  #deferred: Deferred | null;
 
   /** @internal Use the creation functions (pt.zeros, pt.tensor, ...) instead. */
   constructor(
@@ -78,10 +78,9 @@ export class Tensor implements ViewRef {
     this.#buf = buf;
     this.#epoch = device.epoch;
     this.#keep = keep;
-    if (deferred) {
-      deferred.attach();
-      this.#deferred = deferred;
-    }
+    this.#held = null;
+    this.#deferred = deferred ?? null;
+    if (deferred) deferred.attach();
     track(this);
   }
 
