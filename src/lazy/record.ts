@@ -66,18 +66,8 @@ function inlines(n: Deferred, x: Operand, shape: readonly number[]): boolean {
  * constants (expr reads the operand as load 0 and its constants from 0).
  */
 function chainStep(device: Device, op: string, expr: Expr, n: Deferred, consts: readonly number[]): Deferred | undefined {
-  const part = ONE_PART[0]; // reused: size() sees plain objects only, and this step allocates none for it
-  part.nodes = n.nodes;
-  part.depth = n.depth;
-  const s = size(expr, ONE_PART);
-  return stepNode(device, op, rewrite(expr, oneLoad(n.expr), n.consts.length), n, consts, s.nodes, s.depth);
-}
-const ONE_PART = [{ nodes: 0, depth: 0 }];
-const ONE_LOAD: Expr[] = [];
-/** [e] in a reused array, for rewrite() (which keeps no reference to it). */
-function oneLoad(e: Expr): readonly Expr[] {
-  ONE_LOAD[0] = e;
-  return ONE_LOAD;
+  const s = size(expr, [{ nodes: n.nodes, depth: n.depth }]); // plain objects only: size() stays monomorphic
+  return stepNode(device, op, rewrite(expr, [n.expr], n.consts.length), n, consts, s.nodes, s.depth);
 }
 
 /**
