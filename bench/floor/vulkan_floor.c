@@ -13,6 +13,8 @@
  *   replay_256               the same command buffer recorded once, re-submitted + wait (ms)
  *   deferred_alias_copy_materialize  one add over 262144 floats recorded, submitted, waited for (ms):
  *                            the floor of one fused kernel launch + sync
+ *   submit_wait_least        that add pre-recorded with no barrier, re-submitted + wait (ms): the
+ *                            least a submission and wait cost, below any correct use
  *   fused_pointwise_1080p    clamp((x*1.15-0.02)*0.98, 0, 1) over 3x1080x1920 floats as one
  *                            dispatch + wait; _eager: as its 4 steps (dispatches with barriers) + wait
  *   add_<N> (+ add_gbps)     c = a + b over N floats (default 256M), one dispatch + wait;
@@ -452,6 +454,19 @@ int main(int argc, char **argv) {
     if (s) t[s - 1] = now_ms() - t0;
   }
   printf("deferred_alias_copy_materialize %.4f ms\n", median(t, reps));
+
+  /* The least one submission and wait can cost here: the same add pre-recorded with no
+   * barrier at all (not enough ordering for real work), re-submitted and waited for. */
+  begin(cb[0]);
+  vd.vkCmdBindPipeline(cb[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+  add(cb[0], &la, &lb, &lc, fused_n);
+  check(vd.vkEndCommandBuffer(cb[0]), "vkEndCommandBuffer");
+  for (int s = 0; s < reps + 1; s++) {
+    double t0 = now_ms();
+    submit_wait(cb[0]);
+    if (s) t[s - 1] = now_ms() - t0;
+  }
+  printf("submit_wait_least %.4f ms\n", median(t, reps));
 
   /* fused_pointwise_1080p as one dispatch, then as its 4 eager steps, recorded each time. */
   uint64_t np = 3 * 1080 * 1920;
