@@ -283,6 +283,16 @@ static void submit_wait(VkCommandBuffer cb) {
   check(vd.vkWaitSemaphores(dev, &wi, UINT64_MAX), "vkWaitSemaphores");
 }
 
+/* Median ms of reps submissions (after one dropped warm-up) of an already recorded cb, each waited for. */
+static double resubmit(VkCommandBuffer cb, double *t, int reps) {
+  for (int s = 0; s < reps + 1; s++) {
+    double t0 = now_ms();
+    submit_wait(cb);
+    if (s) t[s - 1] = now_ms() - t0;
+  }
+  return median(t, reps);
+}
+
 static void begin(VkCommandBuffer cb) {
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   check(vd.vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
@@ -433,12 +443,7 @@ int main(int argc, char **argv) {
   vd.vkCmdBindPipeline(cb[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
   for (int i = 0; i < 256; i++) { add(cb[0], &sa, &sb, &sc, 64); barrier(cb[0]); }
   check(vd.vkEndCommandBuffer(cb[0]), "vkEndCommandBuffer");
-  for (int s = 0; s < reps + 1; s++) {
-    double t0 = now_ms();
-    submit_wait(cb[0]);
-    if (s) t[s - 1] = now_ms() - t0;
-  }
-  printf("replay_256 %.4f ms\n", median(t, reps));
+  printf("replay_256 %.4f ms\n", resubmit(cb[0], t, reps));
 
   /* One fused kernel launch + wait, recorded each time as our shim records it: the floor of
    * deferred_alias_copy_materialize (262144 elements, 3 buffers). */
@@ -461,12 +466,7 @@ int main(int argc, char **argv) {
   vd.vkCmdBindPipeline(cb[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
   add(cb[0], &la, &lb, &lc, fused_n);
   check(vd.vkEndCommandBuffer(cb[0]), "vkEndCommandBuffer");
-  for (int s = 0; s < reps + 1; s++) {
-    double t0 = now_ms();
-    submit_wait(cb[0]);
-    if (s) t[s - 1] = now_ms() - t0;
-  }
-  printf("submit_wait_least %.4f ms\n", median(t, reps));
+  printf("submit_wait_least %.4f ms\n", resubmit(cb[0], t, reps));
 
   /* fused_pointwise_1080p as one dispatch, then as its 4 eager steps, recorded each time. */
   uint64_t np = 3 * 1080 * 1920;
@@ -505,13 +505,8 @@ int main(int argc, char **argv) {
   add(cb[0], &la, &lb, &lc, n);
   barrier(cb[0]);
   check(vd.vkEndCommandBuffer(cb[0]), "vkEndCommandBuffer");
-  for (int s = 0; s < reps + 1; s++) {
-    double t0 = now_ms();
-    submit_wait(cb[0]);
-    if (s) t[s - 1] = now_ms() - t0;
-  }
+  double ms = resubmit(cb[0], t, reps);
   expect(cb[1], &lc, n, &host, 3.0f, "add");
-  double ms = median(t, reps);
   printf("add_%llu %.4f ms\nadd_gbps %.2f GB/s\n", (unsigned long long)n, ms, 12.0 * (double)n / (ms * 1e6));
 
   begin(cb[0]);
@@ -519,13 +514,8 @@ int main(int argc, char **argv) {
   vd.vkCmdCopyBuffer(cb[0], la.buf, lc.buf, 1, &reg);
   barrier(cb[0]);
   check(vd.vkEndCommandBuffer(cb[0]), "vkEndCommandBuffer");
-  for (int s = 0; s < reps + 1; s++) {
-    double t0 = now_ms();
-    submit_wait(cb[0]);
-    if (s) t[s - 1] = now_ms() - t0;
-  }
+  ms = resubmit(cb[0], t, reps);
   expect(cb[1], &lc, n, &host, 1.0f, "copy");
-  ms = median(t, reps);
   printf("copy_%llu %.4f ms\ncopy_gbps %.2f GB/s\n", (unsigned long long)(n * 4), ms, 8.0 * (double)n / (ms * 1e6));
   vd.vkDeviceWaitIdle(dev);
   free(t);
