@@ -234,7 +234,9 @@ export function cast(x: Tensor, dtype: DType): Tensor {
 
 export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
   if (lo === undefined && hi === undefined) throw new TensorError("clamp", "needs a min, a max or both");
-  const ops = [x, ...(lo === undefined ? [] : [lo]), ...(hi === undefined ? [] : [hi])];
+  const ops: TensorLike[] = [x]; // pushes, not spreads: clamp(0, 1) ends many lazy chains
+  if (lo !== undefined) ops.push(lo);
+  if (hi !== undefined) ops.push(hi);
   const dt = resultType("clamp", ops);
   if (dt === "bool") throw new TensorError("clamp", "is not supported for bool tensors");
   const via = typeof lo === "number" && typeof hi === "number" && x instanceof Tensor ? stepOf(x) : undefined;
