@@ -8,12 +8,14 @@
  */
 import "./src/kernels/renderers.ts";
 import { Tensor, type TensorLike } from "./src/tensor/tensor.ts";
+import type { DType } from "./src/tensor/dtype.ts";
 import * as ew from "./src/tensor/elementwise.ts";
 import * as mv from "./src/tensor/movement.ts";
 import * as la from "./src/tensor/linalg.ts";
 
 export { Tensor };
 export type { IndexMode, NestedArray, Scalar, TensorLike } from "./src/tensor/tensor.ts";
+export type { JsonValues } from "./src/tensor/transfer.ts";
 export type { DType, HostArray } from "./src/tensor/dtype.ts";
 export { promoteTypes } from "./src/tensor/dtype.ts";
 export { TensorError } from "./src/runtime/errors.ts";
@@ -22,6 +24,8 @@ export type { BackendInfo, DeviceInfo } from "./src/runtime/device.ts";
 export { emptyCache, memoryStats } from "./src/runtime/memory.ts";
 export type { MemoryStats } from "./src/runtime/memory.ts";
 export { liveBytes } from "./src/runtime/native.ts";
+export { collectGarbage, keep, tidy } from "./src/tensor/tidy.ts";
+export { getCollectThreshold, setCollectThreshold } from "./src/runtime/ownership.ts";
 export { Completion, currentQueue, defaultQueue, Queue, queue, withQueue } from "./src/runtime/queue.ts";
 export { eager, lazyEnabled, setLazy } from "./src/lazy/deferred.ts";
 export { capture } from "./src/tensor/capture.ts";
@@ -75,6 +79,11 @@ export const ge: Binary = bin("ge");
 export const logicalAnd: Binary = bin("logicalAnd");
 export const logicalOr: Binary = bin("logicalOr");
 export const logicalXor: Binary = bin("logicalXor");
+
+/** The dtype an op over these operands computes in, as torch.result_type (tensors, then 0-d tensors, then JS scalars). */
+export function resultType(...operands: TensorLike[]): DType {
+  return ew.resultType("resultType", operands);
+}
 
 /** where(cond, a, b): a where cond is nonzero, else b. */
 export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {

@@ -111,8 +111,9 @@ const f = Math.fround;
 function fail(what: string): never {
   throw new Error(`check failed: ${what}`);
 }
-function near(got: number, want: number, tol: number, what: string): void {
-  if (!(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)))) fail(`${what}: got ${got}, want ${want}`);
+function near(got: number | bigint, want: number, tol: number, what: string): void {
+  // item() of an int64 result (a count) is a bigint
+  if (!(Math.abs(Number(got) - want) <= tol * Math.max(1, Math.abs(want)))) fail(`${what}: got ${got}, want ${want}`);
 }
 function same(t: pt.Tensor, want: (i: number) => number, tol: number, what: string): void {
   const got = t.toArray() as ArrayLike<number>;

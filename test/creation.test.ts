@@ -1,5 +1,5 @@
 import * as pt from "../mod.ts";
-import { assert, assertClose, test } from "./harness.ts";
+import { assert, assertClose, assertTensorError, test } from "./harness.ts";
 
 test("tensor() infers shape and dtype from nested arrays", () => {
   using a = pt.tensor([[1, 2, 3], [4, 5, 6]]);
@@ -149,4 +149,52 @@ test("console formatting shows values, dtype and device", () => {
   assert.match(s, /1/);
   assert.match(s, /float32/);
   assert.match(s, new RegExp(a.device.id));
+});
+
+test("item() and toList() of int64 give exact bigints (2^60 + 1 stays 1152921504606846977n); other dtypes give numbers and booleans", () => {
+  const big = 2n ** 60n + 1n;
+  using t = pt.tensor([big, -big, 7n]);
+  assert.deepEqual(t.toList(), [big, -big, 7n]);
+  using one = t.narrow(0, 0, 1), second = t.narrow(0, 1, 1).reshape([]);
+  assert.equal(one.item(), big);
+  assert.equal(second.item(), -big);
+  assert.equal(second.toList(), -big);
+  using s = pt.tensor([3, 4], { dtype: "int32" }).sum(); // int64 by promotion: a bigint even when small
+  assert.equal(s.item(), 7n);
+  using m = pt.tensor([[1n, 2n], [3n, 4n]]).mul(2n ** 40n);
+  assert.deepEqual(m.toList(), [[2n ** 40n, 2n ** 41n], [3n * 2n ** 40n, 2n ** 42n]]);
+  using i = pt.tensor([5], { dtype: "int32" }), f = pt.tensor([0.5], { dtype: "float16" }), u = pt.tensor([200], { dtype: "uint8" });
+  assert.deepEqual([i.item(), f.item(), u.item()], [5, 0.5, 200]);
+  using b = pt.tensor([true, false]);
+  assert.deepEqual(b.toList(), [true, false]);
+});
+
+test("full, fullLike and scalar operands hold int64 values beyond 2^53 exactly", () => {
+  const big = 2n ** 60n + 1n;
+  using f = pt.full([2], big), fl = pt.fullLike(f, -big - 2n), min = pt.full([1], -(2n ** 63n));
+  assert.deepEqual(f.toList(), [big, big]);
+  assert.deepEqual(fl.toList(), [-big - 2n, -big - 2n]);
+  assert.deepEqual(min.toList(), [-(2n ** 63n)]);
+  using x = pt.tensor([1n, 2n]), sum = x.add(big), eq = f.eq(big), sc = x.scatter(0, pt.tensor([1n]), big);
+  assert.deepEqual(sum.toList(), [big + 1n, big + 2n]);
+  assert.deepEqual(eq.toList(), [true, true]);
+  assert.deepEqual(sc.toList(), [1n, big]);
+});
+
+test("tensor() refuses a value its integer dtype cannot hold instead of wrapping it", () => {
+  assertTensorError(() => pt.tensor([1e10], { dtype: "int32" }), /^tensor: /, /10000000000/, /int32 \[-2147483648, 2147483647\]/);
+  assertTensorError(() => pt.tensor([300], { dtype: "uint8" }), /^tensor: /, /300/, /uint8 \[0, 255\]/);
+  assertTensorError(() => pt.tensor([-1], { dtype: "uint8" }), /^tensor: /, /-1/, /uint8/);
+  assertTensorError(() => pt.tensor([1e30], { dtype: "int64" }), /^tensor: /, /int64/);
+  assertTensorError(() => pt.tensor([2n ** 63n]), /^tensor: /, /9223372036854775808/, /int64/);
+  assertTensorError(() => pt.tensor(new BigInt64Array([2n ** 40n]), { dtype: "int32" }), /^tensor: /, /1099511627776/, /int32/);
+  using edge = pt.tensor([2147483647, -2147483648, 2.9, -2.9], { dtype: "int32" }), u = pt.tensor([255, 0], { dtype: "uint8" });
+  assert.deepEqual(edge.toList(), [2147483647, -2147483648, 2, -2]);
+  assert.deepEqual(u.toList(), [255, 0]);
+});
+
+test("zeros, ones, empty and full take one size for a 1-D shape, as rand and torch.zeros do", () => {
+  using z = pt.zeros(3), o = pt.ones(2, { dtype: "int32" }), e = pt.empty(4), f = pt.full(2, 7);
+  assert.deepEqual([z.shape, o.shape, e.shape, f.shape], [[3], [2], [4], [2]]);
+  assert.deepEqual(o.toList(), [1, 1]);
 });

@@ -541,3 +541,218 @@ test("INDEX-based creation (arange, linspace, eye) and an integer error run on t
     assert.deepEqual([...r.toArray()], [1, 1, -3, 2, 1]);
   });
 });
+
+/**
+ * PyTorch's powi (aten/src/ATen/native/Pow.h) for a negative exponent: 1 for base 1, +-1 by
+ * the exponent's parity for base -1, 0 for every other base, 0 itself included.
+ */
+function powiNegative(base: bigint, e: bigint): bigint {
+  if (base === 1n) return 1n;
+  if (base === -1n) return e % 2n === 0n ? 1n : -1n;
+  return 0n;
+}
+
+test("integer pow with a negative tensor exponent truncates as PyTorch's powi (int32, int64); a negative JS exponent is a TensorError, as in PyTorch", () => {
+  for (const dtype of ["int32", "int64"] as const) {
+    const asBig = (t: pt.Tensor) => Array.from(t.toArray() as ArrayLike<number | bigint>, (v) => BigInt(v));
+    for (const mode of ["lazy", "eager"]) {
+      const run = <T>(f: () => T): T => mode === "eager" ? pt.eager(f) : f();
+      run(() => {
+        using a = pt.tensor([2, 1, -1], { dtype }), m1 = pt.tensor(-1, { dtype });
+        using p = a.pow(m1);
+        assert.equal(p.dtype, dtype);
+        assert.deepEqual(asBig(p), [0n, 1n, -1n], `${dtype} ${mode}: [2, 1, -1] ** tensor(-1)`);
+        assertTensorError(() => a.pow(-1), /^pow: /, /negative integer power -1 is not allowed/);
+        assertTensorError(() => a.pow(-2n), /^pow: /, /negative integer power -2 is not allowed/);
+        using fp = a.pow(-0.5), sq = a.pow(2);
+        assert.equal(fp.dtype, "float32", "a fractional exponent promotes to float");
+        assert.deepEqual(asBig(sq), [4n, 1n, 1n]);
+        const min = dtype === "int32" ? -(2n ** 31n) : -(2n ** 63n);
+        const bases = [0n, 1n, -1n, 2n, -2n, 3n, -1n, 1n, 0n, 7n, -1n, -1n, -7n];
+        const exps = [-1n, -5n, -2n, -3n, -1n, 0n, -7n, min, -2n, 2n, min, min + 1n, 3n];
+        const expect = bases.map((b, i) => exps[i] < 0n ? powiNegative(b, exps[i]) : b ** exps[i]);
+        assert.deepEqual(expect.slice(0, 5), [0n, 1n, 1n, 0n, 0n], "the reference's hand values");
+        using b = pt.tensor(dtype === "int64" ? BigInt64Array.from(bases) : Int32Array.from(bases, Number), { dtype });
+        using e = pt.tensor(dtype === "int64" ? BigInt64Array.from(exps) : Int32Array.from(exps, Number), { dtype });
+        using q = b.pow(e);
+        assert.deepEqual(asBig(q), expect, `${dtype} ${mode}: tensor exponents`);
+        // in an expression and a reduction of one (the fused paths in lazy mode)
+        using q3 = q.mul(3), q2 = b.pow(e), q2p1 = q2.add(1), sum = q2p1.sum();
+        using b2 = b.reshape(1, 13), m2 = pt.tensor(-2, { dtype }), bm2 = b2.pow(m2), row = bm2.sum(-1);
+        assert.deepEqual(asBig(q3), expect.map((v) => 3n * v), `${dtype} ${mode}: pow then mul`);
+        assert.deepEqual(asBig(sum), [expect.reduce((s, v) => s + v + 1n, 0n)], `${dtype} ${mode}: sum of pow + 1`);
+        assert.deepEqual(asBig(row), [bases.reduce((s, v) => s + powiNegative(v, -2n), 0n)], `${dtype} ${mode}: sum of pow -2`);
+      });
+    }
+  }
+});
+
+// ---- PyTorch's promotion and scalar rules (issue #22) -------------------------------------------
+
+/** fn in lazy mode and eagerly. */
+function bothModes(fn: (mode: string) => void): void {
+  fn("lazy");
+  pt.eager(() => fn("eager"));
+}
+
+test("0-d tensors and JS scalars promote as torch.result_type: a lower group changes the dtype only when of a higher kind", () => {
+  const d = (dtype: pt.DType) => pt.tensor([1, 2], { dtype });
+  const z = (dtype: pt.DType) => pt.tensor([1], { dtype }).reshape([]);
+  // [operands, torch.result_type], hand values from PyTorch's rules
+  const cases: [string, pt.TensorLike[], pt.DType][] = [
+    ["float16[2] + float32 0-d", [d("float16"), z("float32")], "float16"],
+    ["float32 0-d + float16[2]", [z("float32"), d("float16")], "float16"],
+    ["float16[2] + float64 0-d", [d("float16"), z("float64")], "float16"],
+    ["float16[2] + bfloat16 0-d", [d("float16"), z("bfloat16")], "float16"],
+    ["int32[2] + int64 0-d", [d("int32"), z("int64")], "int32"],
+    ["uint8[2] + int64 0-d", [d("uint8"), z("int64")], "uint8"],
+    ["int32[2] + float64 0-d", [d("int32"), z("float64")], "float64"],
+    ["int32[2] + float16 0-d", [d("int32"), z("float16")], "float16"],
+    ["bool[2] + int32 0-d", [d("bool"), z("int32")], "int32"],
+    ["bool[2] + uint8 0-d", [d("bool"), z("uint8")], "uint8"],
+    ["bool[2] + float64 0-d", [d("bool"), z("float64")], "float64"],
+    ["float16[2] + float32[2]", [d("float16"), d("float32")], "float32"],
+    ["int64 0-d + int32 0-d", [z("int64"), z("int32")], "int64"],
+    ["float16 0-d + bfloat16 0-d", [z("float16"), z("bfloat16")], "float32"],
+    ["float16 0-d + 2.5", [z("float16"), 2.5], "float16"],
+    ["int32 0-d + 2.5", [z("int32"), 2.5], "float32"],
+    ["int32 0-d + 3", [z("int32"), 3], "int32"],
+    ["uint8[2] + 3", [d("uint8"), 3], "uint8"],
+    ["bool[2] + 3", [d("bool"), 3], "int64"],
+    ["bool[2] + true", [d("bool"), true], "bool"],
+    ["int32[2] + 1.5", [d("int32"), 1.5], "float32"],
+    ["int32[2] + float16 0-d + 2.5", [d("int32"), z("float16"), 2.5], "float16"],
+    ["uint8[2] + int32 0-d + 2.5", [d("uint8"), z("int32"), 2.5], "float32"],
+  ];
+  for (const [what, ops, want] of cases) assert.equal(pt.resultType(...ops), want, what);
+  bothModes((mode) => {
+    for (const [what, ops, want] of cases) {
+      if (ops.length !== 2) continue;
+      const [a, b] = ops;
+      using sum = pt.add(a, b), prod = pt.mul(b, a), mx = pt.maximum(a, b);
+      for (const r of [sum, prod, mx]) assert.equal(r.dtype, want, `${what} (${mode})`);
+      const other = typeof b === "number" ? b : 1; // every tensor here starts with 1
+      assert.equal(Number(sum.toArray()[0]), want === "bool" ? 1 : 1 + other, `${what} (${mode}) values`);
+      using lt = pt.lt(a, b);
+      assert.equal(lt.dtype, "bool");
+    }
+    using h = d("float16"), f0 = z("float32"), i = d("int32"), l0 = z("int64"), f64 = z("float64"), m = pt.tensor([true, false]);
+    using w1 = pt.where(m, h, f0), w2 = pt.where(m, i, l0), w3 = pt.where(m, i, 0.5), w4 = pt.where(m, f64, h);
+    assert.deepEqual([w1.dtype, w2.dtype, w3.dtype, w4.dtype], ["float16", "int32", "float32", "float16"], `where (${mode})`);
+    using c1 = h.clamp(f0, f64), c2 = i.clamp(l0), c3 = i.clamp(f64);
+    assert.deepEqual([c1.dtype, c2.dtype, c3.dtype], ["float16", "int32", "float64"], `clamp (${mode})`);
+    using l1 = h.lerp(f0, f64), l2 = h.lerp(h, 0.5);
+    assert.deepEqual([l1.dtype, l2.dtype], ["float16", "float16"], `lerp (${mode})`);
+    // indexPut and scatter write values in the input's dtype, as PyTorch (which requires it) keeps it
+    using idx = pt.tensor([0n]), ip = h.indexPut([idx], f64), sc = i.scatter(0, idx, 1.5);
+    assert.deepEqual([ip.dtype, sc.dtype], ["float16", "int32"]);
+    assert.deepEqual(Array.from(sc.toArray() as Int32Array), [1, 2]);
+  });
+});
+
+test("a JS number meets a tensor as the computation dtype's value: truthiness in logical ops, rounded for float16 and bfloat16", () => {
+  bothModes((mode) => {
+    using x = pt.tensor([1, 0, 2]);
+    using and = x.logicalAnd(0.5), or = x.logicalOr(0.25), xor = x.logicalXor(-0.5), nan = x.logicalAnd(NaN);
+    assert.deepEqual(and.toList(), [true, false, true], `logicalAnd(0.5) ${mode}`);
+    assert.deepEqual(or.toList(), [true, true, true], `logicalOr(0.25) ${mode}`);
+    assert.deepEqual(xor.toList(), [false, true, false], `logicalXor(-0.5) ${mode}`);
+    assert.deepEqual(nan.toList(), [true, false, true], `logicalAnd(NaN) ${mode}`);
+    using rev = pt.logicalAnd(0.5, x), zero = x.logicalOr(0);
+    assert.deepEqual(rev.toList(), [true, false, true]);
+    assert.deepEqual(zero.toList(), [true, false, true]);
+    for (const dtype of ["float16", "bfloat16", "float32"] as const) {
+      for (const v of [0.1, 1 / 3, 2049, 65519, -7.3]) {
+        using t = pt.tensor([v], { dtype });
+        using eq = t.eq(v), ne = t.ne(v), le = t.le(v), gt = t.gt(v);
+        assert.deepEqual([eq.item(), ne.item(), le.item(), gt.item()], [1, 0, 1, 0], `${dtype} ${v} ${mode}`);
+        using w = pt.where(pt.tensor([true]), t, v), same = w.eq(t); // a scalar branch is rounded too
+        assert.equal(same.item(), 1, `${dtype} where ${v} ${mode}`);
+        using f64 = pt.tensor(new Float64Array([v])).reshape([]), eq0 = t.eq(f64); // a 0-d float64 operand is cast to dtype too
+        assert.equal(eq0.item(), 1, `${dtype} eq 0-d float64 ${v} ${mode}`);
+      }
+    }
+    // float16(0.1) is 0.0999755859375, and so is float16(0.09998): the scalar is cast first, as in PyTorch
+    using h = pt.tensor([0.1], { dtype: "float16" }), lt = h.lt(0.09998), eq = h.eq(0.09998);
+    assert.deepEqual([lt.item(), eq.item()], [0, 1]);
+  });
+});
+
+test("maskedFill keeps self's dtype: the value is cast to it, a tensor value must be 0-d, the mask must be bool", () => {
+  bothModes((mode) => {
+    using m = pt.tensor([true, false, true]);
+    using i = pt.tensor([1, 2, 3], { dtype: "int32" }), fi = i.maskedFill(m, 1.5), fn = i.maskedFill(m, -2.7);
+    assert.equal(fi.dtype, "int32");
+    assert.deepEqual(fi.toList(), [1, 2, 1], mode);
+    assert.deepEqual(fn.toList(), [-2, 2, -2], mode);
+    using b = pt.tensor([false, false, false]), fb = b.maskedFill(m, 2), fz = b.maskedFill(m, 0.25);
+    assert.equal(fb.dtype, "bool");
+    assert.deepEqual(fb.toList(), [true, false, true], mode);
+    assert.deepEqual(fz.toList(), [true, false, true], mode);
+    using h = pt.tensor([0, 0, 0], { dtype: "float16" }), fh = h.maskedFill(m, 0.1), v64 = pt.tensor(new Float64Array([0.1])).reshape([]);
+    using fh64 = h.maskedFill(m, v64);
+    assert.equal(fh.dtype, "float16");
+    assert.equal(fh64.dtype, "float16");
+    assert.deepEqual(fh.toList(), [0.0999755859375, 0, 0.0999755859375], mode);
+    assert.deepEqual(fh64.toList(), [0.0999755859375, 0, 0.0999755859375], mode);
+    using l = pt.tensor([0n, 0n, 0n]), fl = l.maskedFill(m, 2n ** 60n + 1n);
+    assert.deepEqual(fl.toList(), [2n ** 60n + 1n, 0n, 2n ** 60n + 1n], mode);
+    using u = pt.tensor([1, 2, 3], { dtype: "uint8" }), mm = pt.tensor([[true], [false]]), fu = u.maskedFill(mm, 7);
+    assert.deepEqual(fu.shape, [2, 3], "the result has self's and mask's broadcast shape");
+    assert.deepEqual(fu.toList(), [[7, 7, 7], [1, 2, 3]]);
+    using vec = pt.tensor([1, 2, 3]), fm = pt.tensor([1, 0, 1]);
+    assertTensorError(() => i.maskedFill(m, vec), /^maskedFill: /, /0-d/, /\[3\]/);
+    assertTensorError(() => i.maskedFill(fm, 1), /^maskedFill: /, /mask must be bool/, /float32/);
+    assertTensorError(() => u.maskedFill(m, 300), /^maskedFill: /, /300/, /uint8/);
+    assertTensorError(() => i.maskedFill(m, NaN), /^maskedFill: /, /NaN/, /int32/);
+  });
+});
+
+test("sign of bool is bool, square of bool is int64 and bool / bool is float32, as in PyTorch", () => {
+  bothModes((mode) => {
+    using b = pt.tensor([true, false]), t = pt.tensor([true, true]);
+    using s = b.sign(), q = b.square(), d = b.div(t), dd = b.div(b), fs = pt.sign(b), fq = pt.square(b);
+    assert.equal(s.dtype, "bool");
+    assert.deepEqual(s.toList(), [true, false], mode);
+    assert.equal(q.dtype, "int64");
+    assert.deepEqual(q.toList(), [1n, 0n], mode);
+    assert.equal(d.dtype, "float32");
+    assert.deepEqual(d.toList(), [1, 0], mode);
+    assert.deepEqual(dd.toList(), [1, NaN], mode); // 0 / 0
+    assert.deepEqual([fs.dtype, fq.dtype], ["bool", "int64"]);
+    using bi = b.div(2);
+    assert.deepEqual(bi.toList(), [0.5, 0]);
+  });
+});
+
+test("a tensor operand of another dtype is cast to float16 or bfloat16 before the op, as PyTorch casts operands to the computation dtype", () => {
+  bothModes((mode) => {
+    // float16(2049) is 2048 and bfloat16(257) is 256: the op sees the rounded values
+    using i = pt.tensor([2049, 1299062947], { dtype: "int32" }), h = pt.tensor([3, -67.0625], { dtype: "float16" });
+    using p = i.mul(h), q = h.div(i);
+    assert.equal(p.dtype, "float16");
+    assert.deepEqual(p.toList(), [6144, -Infinity], `int32 * float16 ${mode}`); // not 6148: 2049 * 3 rounded once
+    assert.ok(Object.is((q.toList() as number[])[1], -0), `float16 / int32: -67.0625 / inf is -0 ${mode}`);
+    using j = pt.tensor([257], { dtype: "int32" }), b = pt.tensor([3], { dtype: "bfloat16" }), r = j.mul(b);
+    assert.equal(r.dtype, "bfloat16");
+    assert.deepEqual(r.toList(), [768], `int32 * bfloat16 ${mode}`); // not 772
+    using f0 = pt.tensor(new Float64Array([2049])).reshape([]),
+      hh = pt.tensor([1], { dtype: "float16" }),
+      s = hh.mul(f0),
+      w = hh.lerp(f0, 1);
+    assert.deepEqual([s.dtype, s.toList(), w.toList()], ["float16", [2048], [2048]], `float16 with a float64 0-d ${mode}`);
+  });
+});
+
+test("an int32 or int64 operand of a uint8 op wraps to uint8 before the op, as PyTorch casts operands to the computation dtype", () => {
+  bothModes((mode) => {
+    using u = pt.tensor([88, 0, 8], { dtype: "uint8" });
+    using m4 = pt.tensor(-4, { dtype: "int32" }), big = pt.tensor(5579486137937880941n); // 0-d: uint8 stays the dtype
+    using mx = u.maximum(m4), ge = u.ge(m4), mn = u.minimum(big), sum = u.add(m4);
+    assert.equal(mx.dtype, "uint8");
+    assert.deepEqual(mx.toList(), [252, 252, 252], `max with -4 as uint8 (252) ${mode}`);
+    assert.deepEqual(ge.toList(), [false, false, false], `uint8 >= 252 ${mode}`);
+    assert.deepEqual(mn.toList(), [88, 0, 8].map((v) => Math.min(v, 109)), `the int64 is 109 as uint8 ${mode}`);
+    assert.deepEqual(sum.toList(), [84, 252, 4], `uint8 + 252 wraps ${mode}`);
+  });
+});

@@ -104,3 +104,20 @@ test("formatting frees the summary copies it makes", () => {
   for (let k = 0; k < 3; k++) formatTensor(big);
   assert.equal(pt.liveBytes(), before);
 });
+
+test("JSON.stringify writes the values as nested lists: int64 as numbers when exact and as strings beyond 2^53, bools as booleans, NaN as null", () => {
+  using f = pt.tensor([[1.5, -2], [NaN, Infinity]]);
+  assert.equal(JSON.stringify(f), "[[1.5,-2],[null,null]]");
+  using big = pt.tensor([2n ** 60n + 1n, -(2n ** 53n), 2n ** 53n - 1n, 7n]);
+  assert.equal(JSON.stringify(big), '["1152921504606846977","-9007199254740992",9007199254740991,7]');
+  using b = pt.tensor([true, false]), i = pt.tensor([3, 200], { dtype: "uint8" }), h = pt.tensor([0.1], { dtype: "float16" });
+  assert.equal(JSON.stringify({ b, i, h }), '{"b":[true,false],"i":[3,200],"h":[0.0999755859375]}');
+  using z = pt.tensor(4).reshape([]), e = pt.zeros([2, 0]), lazy = f.mul(2);
+  assert.equal(JSON.stringify(z), "4");
+  assert.equal(JSON.stringify(e), "[[],[]]");
+  assert.equal(JSON.stringify(lazy), "[[3,-4],[null,null]]");
+  assert.deepEqual(JSON.parse(JSON.stringify(big)), big.toJSON());
+  const gone = pt.ones([2]);
+  gone.dispose();
+  assert.throws(() => JSON.stringify(gone), /toJSON: .*disposed/);
+});

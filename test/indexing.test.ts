@@ -342,3 +342,40 @@ test("indexing ops free every intermediate, also when they throw", () => {
   }
   assert.ok(pt.liveBytes() <= before, `live bytes grew from ${before} to ${pt.liveBytes()}`);
 });
+
+test("out-of-range indices are errors even when the result or the input is empty (gather, indexSelect, index, indexPut, scatter, scatterAdd)", () => {
+  // PyTorch checks every index against its dim whatever the sizes of the other dims.
+  const i64 = (v: bigint[]) => pt.tensor(v);
+  using e00 = pt.zeros([0, 0]), e03 = pt.zeros([0, 3]), e30 = pt.zeros([3, 0]), e20 = pt.zeros([2, 0]);
+  using i5 = i64([5n]), im4 = i64([-4n]), i2 = i64([2n]), im3 = i64([-3n]), i55 = i64([5n]).reshape(1, 1);
+  const cases: [string, () => pt.Tensor, RegExp][] = [
+    ["indexSelect of [0, 0] along 0 (result [1, 0])", () => e00.indexSelect(0, i5), /^indexSelect: .*index.*size 0/],
+    ["indexSelect of [0, 3] along 1 (result [0, 1])", () => e03.indexSelect(1, i5), /^indexSelect: .*index 5.*size 3/],
+    ["indexSelect of [0, 3] along 1, negative (result [0, 1])", () => e03.indexSelect(1, im4), /^indexSelect: .*index -4.*size 3/],
+    ["indexSelect of [3, 0] along 0, 0-d index (result [0])", () => e30.indexSelect(0, i64([3n]).reshape([])), /^indexSelect: .*index 3/],
+    ["index of [3, 0] (result [1, 0])", () => e30.index([i5]), /^index: .*index 5.*size 3/],
+    ["index of [0, 0] (result [1, 0])", () => e00.index([i5]), /^index: .*index.*size 0/],
+    ["indexPut of [3, 0]", () => e30.indexPut([i5], 1), /^indexPut: .*index 5.*size 3/],
+    ["indexPut(accumulate) of [3, 0]", () => e30.indexPut([im4], 1, { accumulate: true }), /^indexPut\(accumulate\): .*index -4/],
+    ["gather along an empty axis", () => e20.gather(1, i64([0n, 0n]).reshape(2, 1)), /^gather: .*size 0/],
+    ["scatter along an empty axis", () => e20.scatter(1, i55, 1), /^scatter: .*index.*size 0/],
+    ["scatterAdd along an empty axis", () => e20.scatterAdd(1, i55, 1), /^scatterAdd: .*index.*size 0/],
+  ];
+  for (const [what, f, pattern] of cases) {
+    let caught: unknown;
+    try {
+      f().dispose();
+    } catch (e) {
+      caught = e;
+    }
+    assert.ok(caught instanceof pt.TensorError, `${what}: expected a TensorError, got ${caught}`);
+    assert.match(caught.message, pattern, what);
+  }
+  // in range, the same empty results are fine
+  using a = e03.indexSelect(1, i2), b = e03.indexSelect(1, im3), c = e30.index([i2]), d = e30.indexPut([i2], 1);
+  assert.deepEqual([a.shape, b.shape, c.shape, d.shape], [[0, 1], [0, 1], [1, 0], [3, 0]]);
+  // clamp and wrap still need a non-empty axis to map an index into
+  assertTensorError(() => e00.indexSelect(0, i5, "clamp"), /^indexSelect: .*size 0/);
+  using w = e03.indexSelect(1, i5, "wrap");
+  assert.deepEqual(w.shape, [0, 1]);
+});

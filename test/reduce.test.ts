@@ -1,5 +1,5 @@
 import * as pt from "../mod.ts";
-import { assert, assertClose, rng, test } from "./harness.ts";
+import { assert, assertClose, assertTensorError, rng, test } from "./harness.ts";
 
 function data(n: number, seed: number): number[] {
   const r = rng(seed);
@@ -61,32 +61,29 @@ test("reductions over several axes with keepdim, on a permuted input", () => {
   assert.deepEqual(all.shape, []);
 });
 
-test("integer and bool sums give int64; mean of ints gives float32", () => {
+test("integer and bool sums give int64", () => {
   using a = pt.tensor([1, 2, 3, 4], { dtype: "int32" });
   using s = a.sum();
   assert.equal(s.dtype, "int64");
-  assert.equal(s.item(), 10);
-  using m = a.mean();
-  assert.equal(m.dtype, "float32");
-  assert.equal(m.item(), 2.5);
+  assert.equal(s.item(), 10n);
   using b = pt.tensor([true, true, false]);
-  assert.equal(b.sum().item(), 2);
+  assert.equal(b.sum().item(), 2n);
 });
 
 test("any, all and countNonzero", () => {
   using a = pt.tensor([[0, 1, 0], [0, 0, 0]]);
   assert.deepEqual([...a.any(1).toArray()], [1, 0]);
   assert.deepEqual([...a.all(0).toArray()], [0, 0, 0]);
-  assert.equal(a.countNonzero().item(), 1);
+  assert.equal(a.countNonzero().item(), 1n);
   using n = pt.tensor([NaN, 0]);
-  assert.equal(n.countNonzero().item(), 1);
+  assert.equal(n.countNonzero().item(), 1n);
   assert.equal(pt.ones([3]).all().item(), 1);
 });
 
 test("NaN propagates through max and argmax", () => {
   using a = pt.tensor([1, NaN, 3]);
   assert.ok(Number.isNaN(a.max().item()));
-  assert.equal(a.argmax().item(), 1);
+  assert.equal(a.argmax().item(), 1n);
   assert.ok(Number.isNaN(a.sum().item()));
 });
 
@@ -139,14 +136,86 @@ test("whole-tensor reductions of many elements (two-stage, with a ragged tail) m
   assertClose([t.mean().item()], [s / n], 1e-5, 1e-8, "mean");
   assert.equal(t.max().item(), mx);
   assert.equal(t.min().item(), mn);
-  assert.equal(t.countNonzero().item(), nz);
+  assert.equal(t.countNonzero().item(), BigInt(nz));
   assert.equal(t.any().item(), 1);
   assert.equal(t.all().item(), 0);
   using ints = pt.ones([n], { dtype: "int32" });
-  assert.equal(ints.sum().item(), n);
+  assert.equal(ints.sum().item(), BigInt(n));
   using kept = t.narrow(0, 0, 65536 * 3).reshape(3, 65536).sum(undefined, true);
   assert.deepEqual(kept.shape, [1, 1]);
   assertClose([kept.item()], [vals.subarray(0, 65536 * 3).reduce((a, b) => a + b, 0)], 1e-5, 1e-4, "keepdim sum");
   using withNan = t.clone().indexPut([pt.tensor([n - 1], { dtype: "int32" })], NaN);
   assert.ok(Number.isNaN(withNan.max().item()));
+});
+
+test("every reduction of a 0-d tensor takes dim 0 and -1 and gives a 0-d result; dim 1 is a TensorError", () => {
+  // PyTorch: a 0-d tensor has one element and accepts dim 0 or -1; var with correction 1 of one element is nan.
+  const expect: [string, (x: pt.Tensor, d: number) => pt.Tensor, number | bigint | boolean][] = [
+    ["sum", (x, d) => x.sum(d), 5],
+    ["mean", (x, d) => x.mean(d), 5],
+    ["prod", (x, d) => x.prod(d), 5],
+    ["max", (x, d) => x.max(d), 5],
+    ["min", (x, d) => x.min(d), 5],
+    ["argmax", (x, d) => x.argmax(d), 0n],
+    ["argmin", (x, d) => x.argmin(d), 0n],
+    ["countNonzero", (x, d) => x.countNonzero(d), 1n],
+    ["any", (x, d) => x.any(d), true],
+    ["all", (x, d) => x.all(d), true],
+    ["var", (x, d) => x.var(d), NaN],
+    ["std", (x, d) => x.std(d), NaN],
+    ["var (correction 0)", (x, d) => x.var(d, false, 0), 0],
+    ["std (correction 0)", (x, d) => x.std(d, false, 0), 0],
+    ["cumsum", (x, d) => x.cumsum(d), 5],
+    ["cumprod", (x, d) => x.cumprod(d), 5],
+    ["sum keepdim", (x, d) => x.sum(d, true), 5],
+    ["sum over [d]", (x, d) => x.sum([d]), 5],
+  ];
+  for (const mode of ["lazy", "eager"]) {
+    const run = <T>(f: () => T): T => (mode === "eager" ? pt.eager(f) : f());
+    run(() => {
+      using stored = pt.tensor(new Float32Array([5])).reshape([]);
+      using one = pt.tensor(new Float32Array([4])).reshape([]);
+      using pending = one.add(1); // a deferred 0-d result in lazy mode: the fused reductions
+      for (const x of [stored, pending]) {
+        for (const [name, f, want] of expect) {
+          for (const d of [0, -1]) {
+            using r = f(x, d);
+            assert.deepEqual(r.shape, [], `${name}(${d}) ${mode}`);
+            assert.deepEqual(r.toList(), want, `${name}(${d}) ${mode}`);
+          }
+          assertTensorError(() => f(x, 1), /axis 1/, /rank 0/);
+        }
+      }
+    });
+  }
+});
+
+test("any and all of uint8 give uint8, of every other dtype bool", () => {
+  for (const dtype of ["uint8", "int32", "int64", "float32", "float16", "bool"] as const) {
+    using x = pt.tensor([[1, 0], [2, 3]], { dtype });
+    using any = x.any(), all = x.all(1), anyRows = x.any(0, true);
+    const want = dtype === "uint8" ? "uint8" : "bool";
+    for (const r of [any, all, anyRows]) assert.equal(r.dtype, want, `${dtype}`);
+    assert.deepEqual(Array.from(all.toArray() as Uint8Array), [0, 1], dtype);
+    assert.deepEqual(Array.from(anyRows.toArray() as Uint8Array), [1, 1], dtype);
+    assert.equal(any.item(), 1);
+  }
+  // the two-stage path of a large whole-tensor reduction keeps uint8 too
+  using big = pt.ones([65536 * 2 + 5], { dtype: "uint8" });
+  using a = big.all(), b = big.any();
+  assert.equal(a.dtype, "uint8");
+  assert.equal(b.dtype, "uint8");
+  assert.deepEqual([a.item(), b.item()], [1, 1]);
+});
+
+test("mean, var and std of integer and bool tensors are a TensorError naming the function and suggesting a cast", () => {
+  for (const dtype of ["int32", "int64", "uint8", "bool"] as const) {
+    using x = pt.tensor([1, 0, 1], { dtype });
+    assertTensorError(() => x.mean(), /^mean: /, new RegExp(dtype), /floating-point/, /cast\("float32"\)\.mean\(\)/);
+    assertTensorError(() => x.var(0), /^var: /, new RegExp(dtype), /cast/);
+    assertTensorError(() => x.std(), /^std: /, new RegExp(dtype), /cast/);
+    using f = x.cast("float32");
+    using m = f.mean();
+    assertClose([m.item()], [2 / 3]);
+  }
 });

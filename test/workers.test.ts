@@ -58,7 +58,7 @@ function expected(seed: number): Computed {
       device: "cpu:0",
       matmul: Array.from(y.toArray() as Float32Array),
       sorted: Array.from(s.toArray() as Float32Array),
-      sum: total.item(),
+      sum: total.item() as number, // float32
     };
   });
 }

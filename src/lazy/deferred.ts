@@ -15,12 +15,13 @@
  */
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
+import { allocBuffer } from "../runtime/ownership.ts";
 import { type OpName, TensorError } from "../runtime/errors.ts";
 import { runElementwise } from "../kernels/launch.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import type { Expr } from "../kernels/ir.ts";
 import { type DType, DTYPES } from "../tensor/dtype.ts";
-import { denseStrides, numel, sealed } from "../tensor/shape.ts";
+import { checkBytes, denseStrides, MAX_BYTES, numel, sealed } from "../tensor/shape.ts";
 
 /** A strided view on a buffer the node holds one reference to. */
 export interface Leaf extends ViewRef {
@@ -162,7 +163,8 @@ export class Deferred {
     const refs = this.#refs;
     if (refs === null) throw new TensorError(this.ops, "this deferred result was released and cannot be used");
     const bytes = numel(this.shape) * DTYPES[this.dtype].size;
-    const buf = check(native.pt_buffer_alloc(this.device.handle, bytes), this); // the node: its name is built only for an error
+    if (bytes > MAX_BYTES) checkBytes(this.shape, DTYPES[this.dtype].size, this.dtype, this.ops); // throws in the user's terms
+    const buf = allocBuffer(this.device, bytes, this); // the node: its name is built only for an error
     try {
       const out = { buf, dtype: this.dtype, offset: 0, strides: this.strides };
       if (bytes > 0) runElementwise(this.device, this, this.expr, this.shape, out, refs.list, this.consts);

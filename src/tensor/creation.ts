@@ -7,9 +7,19 @@
 import { TensorError } from "../runtime/errors.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
 import { check, native } from "../runtime/native.ts";
-import { checkDType, DEFAULT_FLOAT, type DType, dtypeOfArray, type HostArray, hostArrayFor, hostDType, isFloat } from "./dtype.ts";
-import { checkShape, fmtShape, numel } from "./shape.ts";
-import { allocTensor, type NestedArray, type Tensor, wrapBuffer } from "./tensor.ts";
+import {
+  checkDType,
+  checkFits,
+  DEFAULT_FLOAT,
+  type DType,
+  dtypeOfArray,
+  type HostArray,
+  hostArrayFor,
+  hostDType,
+  isFloat,
+} from "./dtype.ts";
+import { checkShape, describeValue, fmtShape, numel } from "./shape.ts";
+import { allocTensor, type NestedArray, Tensor, wrapBuffer } from "./tensor.ts";
 import { castExpr, generate } from "./elementwise.ts";
 import { upload } from "./transfer.ts";
 
@@ -27,11 +37,19 @@ type TypedData = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint
 export function tensor(data: NestedArray | TypedData, opts?: CreateOptions): Tensor {
   if (ArrayBuffer.isView(data)) {
     const src = dtypeOfArray(data);
-    if (!src) throw new TensorError("tensor", `unsupported typed array ${data.constructor.name}`);
+    if (!src) {
+      throw new TensorError(
+        "tensor",
+        `${data.constructor.name} is not supported; use Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array`,
+      );
+    }
     const dtype = dtypeOr(opts, src, "tensor");
     // A typed array already in the dtype's host type is uploaded as it is (upload copies it).
     const values = src === hostDType(dtype) ? data as HostArray : convert(data as HostArray, dtype);
     return upload(dev(opts), dtype, [data.length], values, "tensor");
+  }
+  if (!Array.isArray(data) && typeof data !== "number" && typeof data !== "boolean" && typeof data !== "bigint") {
+    throw new TensorError("tensor", `expects nested arrays, a typed array, a number, a boolean or a bigint; got ${describeValue(data)}`);
   }
   const shape: number[] = [];
   for (let v: unknown = data; Array.isArray(v); v = v[0]) shape.push(v.length);
@@ -60,17 +78,19 @@ export function tensor(data: NestedArray | TypedData, opts?: CreateOptions): Ten
   return upload(dev(opts), dtype, shape, convert(flat, dtype), "tensor");
 }
 
-/** Host values as dtype's host array (integers truncate toward zero, bools are 0/1). */
+/** Host values as dtype's host array (integers truncate toward zero, bools are 0/1); a value an integer dtype cannot hold is an error, not a wrap. */
 function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): HostArray {
   const host = hostDType(dtype);
   const out = hostArrayFor(host, values.length);
   if (out instanceof BigInt64Array) {
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
-      if (typeof v === "bigint") out[i] = v;
-      else {
+      if (typeof v === "bigint") {
+        if (v < INT64_MIN || v > INT64_MAX) checkFits(v, dtype, "tensor");
+        out[i] = v;
+      } else {
         const n = Number(v);
-        if (!Number.isFinite(n)) throw new TensorError("tensor", `${n} cannot be stored in ${dtype}`);
+        if (!(n >= -(2 ** 63) && n < 2 ** 63)) checkFits(n, dtype, "tensor");
         out[i] = BigInt(Math.trunc(n));
       }
     }
@@ -78,49 +98,77 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
     for (let i = 0; i < values.length; i++) out[i] = Number(values[i]) !== 0 || Number.isNaN(Number(values[i])) ? 1 : 0;
   } else if (isFloat(host) && ArrayBuffer.isView(values) && !(values instanceof BigInt64Array || values instanceof BigUint64Array)) {
     out.set(values as ArrayLike<number>); // the typed-array set converts as the loop below would, at memcpy-like speed
+  } else if (isFloat(host)) {
+    for (let i = 0; i < values.length; i++) out[i] = Number(values[i]);
   } else {
-    const f = isFloat(host);
+    const lo = host === "uint8" ? 0 : -(2 ** 31), hi = host === "uint8" ? 255 : 2 ** 31 - 1;
     for (let i = 0; i < values.length; i++) {
-      const n = Number(values[i]);
-      if (!f && !Number.isFinite(n)) throw new TensorError("tensor", `${n} cannot be stored in ${dtype}`);
+      const v = values[i], n = Math.trunc(Number(v));
+      if (!(n >= lo && n <= hi)) checkFits(typeof v === "bigint" ? v : Number(v), dtype, "tensor"); // NaN fails the test too
       out[i] = n;
     }
   }
   return out;
 }
 
-const RANGES: Partial<Record<DType, [number, number]>> = {
-  int32: [-2147483648, 2147483647],
-  int64: [-9223372036854775808, 9223372036854775807],
-  uint8: [0, 255],
-};
+const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
 
-export function full(shape: readonly number[], value: number | boolean | bigint, opts?: CreateOptions): Tensor {
-  const s = checkShape(shape, "full");
-  const inferred: DType = typeof value === "boolean" ? "bool" : typeof value === "bigint" ? "int64" : DEFAULT_FLOAT;
-  const dtype = dtypeOr(opts, inferred, "full");
-  const v = Number(value);
-  if (!isFloat(dtype) && dtype !== "bool") {
-    const [lo, hi] = RANGES[dtype]!;
-    if (!Number.isFinite(v)) throw new TensorError("full", `${v} cannot be stored in ${dtype}`);
-    if (v < lo || v > hi) throw new TensorError("full", `${value} is outside the range of ${dtype} [${lo}, ${hi}]`);
-  }
-  return generate(dev(opts), "full", dtype, s, (k) => k.constant(v, "float64"));
+/** A shape argument: an array of sizes, or one size for a 1-D tensor (as rand and torch.zeros take). */
+type ShapeArg = number | readonly number[];
+const shapeOf = (shape: ShapeArg, op: string) => checkShape(typeof shape === "number" ? [shape] : shape, op);
+
+export function full(shape: ShapeArg, value: number | boolean | bigint, opts?: CreateOptions): Tensor {
+  return fill("full", shape, value, opts);
 }
 
-export const zeros = (shape: readonly number[], opts?: CreateOptions): Tensor => full(shape, 0, { dtype: DEFAULT_FLOAT, ...opts });
-export const ones = (shape: readonly number[], opts?: CreateOptions): Tensor => full(shape, 1, { dtype: DEFAULT_FLOAT, ...opts });
+/** full(), reporting errors as `op`: the function the user called (zeros, scatter, ...). */
+export function fill(op: string, shape: ShapeArg, value: number | boolean | bigint, opts?: CreateOptions): Tensor {
+  const s = shapeOf(shape, op);
+  if (typeof value !== "number" && typeof value !== "boolean" && typeof value !== "bigint") {
+    throw new TensorError(op, `the fill value must be a number, a boolean or a bigint, got ${describeValue(value)}`);
+  }
+  const inferred: DType = typeof value === "boolean" ? "bool" : typeof value === "bigint" ? "int64" : DEFAULT_FLOAT;
+  const dtype = dtypeOr(opts, inferred, op);
+  checkFits(value, dtype, op);
+  const device = dev(opts);
+  if (typeof value === "bigint" && dtype === "int64" && (value > MAX_EXACT || value < -MAX_EXACT)) {
+    // One constant slot (a double) cannot hold it: hi * 2^32 + lo from two exact halves, in int64.
+    const hi = Number(value >> 32n), lo = Number(value & 0xffffffffn);
+    return generate(device, op, dtype, s, (k) => ({
+      k: "binary",
+      op: "add",
+      a: { k: "binary", op: "mul", a: k.constant(hi, "int64"), b: k.constant(2 ** 32, "int64"), dtype: "int64" },
+      b: k.constant(lo, "int64"),
+      dtype: "int64",
+    }));
+  }
+  return generate(device, op, dtype, s, (k) => k.constant(Number(value), "float64"));
+}
+
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+export const zeros = (shape: ShapeArg, opts?: CreateOptions): Tensor => fill("zeros", shape, 0, { dtype: DEFAULT_FLOAT, ...opts });
+export const ones = (shape: ShapeArg, opts?: CreateOptions): Tensor => fill("ones", shape, 1, { dtype: DEFAULT_FLOAT, ...opts });
 
 /** Uninitialised memory of the given shape. */
-export function empty(shape: readonly number[], opts?: CreateOptions): Tensor {
-  return allocTensor(dev(opts), dtypeOr(opts, DEFAULT_FLOAT, "empty"), checkShape(shape, "empty"), "empty");
+export function empty(shape: ShapeArg, opts?: CreateOptions): Tensor {
+  return emptyAs("empty", shape, opts);
 }
 
-const like = (t: Tensor, opts?: CreateOptions): CreateOptions => ({ dtype: t.dtype, device: t.device, ...opts });
-export const zerosLike = (t: Tensor, opts?: CreateOptions): Tensor => zeros(t.shape, like(t, opts));
-export const onesLike = (t: Tensor, opts?: CreateOptions): Tensor => ones(t.shape, like(t, opts));
-export const emptyLike = (t: Tensor, opts?: CreateOptions): Tensor => empty(t.shape, like(t, opts));
-export const fullLike = (t: Tensor, value: number | boolean | bigint, opts?: CreateOptions): Tensor => full(t.shape, value, like(t, opts));
+function emptyAs(op: string, shape: ShapeArg, opts?: CreateOptions): Tensor {
+  const s = shapeOf(shape, op);
+  return allocTensor(dev(opts), dtypeOr(opts, DEFAULT_FLOAT, op), s, op);
+}
+
+function like(t: Tensor, opts: CreateOptions | undefined, op: string): CreateOptions {
+  if (!(t instanceof Tensor)) throw new TensorError(op, `expects a tensor, got ${describeValue(t)}`);
+  return { dtype: t.dtype, device: t.device, ...opts };
+}
+export const zerosLike = (t: Tensor, opts?: CreateOptions): Tensor => fill("zerosLike", t?.shape, 0, like(t, opts, "zerosLike"));
+export const onesLike = (t: Tensor, opts?: CreateOptions): Tensor => fill("onesLike", t?.shape, 1, like(t, opts, "onesLike"));
+export const emptyLike = (t: Tensor, opts?: CreateOptions): Tensor => emptyAs("emptyLike", t?.shape, like(t, opts, "emptyLike"));
+export const fullLike = (t: Tensor, value: number | boolean | bigint, opts?: CreateOptions): Tensor =>
+  fill("fullLike", t?.shape, value, like(t, opts, "fullLike"));
 
 /** start, start+step, ... below end; arange(n) counts from 0. */
 export function arange(start: number, end?: number, step = 1, opts?: CreateOptions): Tensor {
@@ -174,7 +222,9 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
 
 /** The n x m identity: element i is on the diagonal when i % (m+1) == 0 and i < min(n,m)*(m+1). */
 export function eye(n: number, m = n, opts?: CreateOptions): Tensor {
-  checkShape([n, m], "eye");
+  for (const [name, v] of [["n", n], ["m", m]] as const) {
+    if (!Number.isInteger(v) || v < 0) throw new TensorError("eye", `${name} must be an integer >= 0, got ${describeValue(v)}`);
+  }
   const dtype = dtypeOr(opts, DEFAULT_FLOAT, "eye");
   return generate(dev(opts), "eye", dtype, [n, m], (k) => {
     const onStride = {
@@ -202,6 +252,9 @@ export function fromBuffer(data: ArrayBuffer | TypedData, opts: CreateOptions & 
   const size = hostArrayFor(hostDType(dtype), 0).BYTES_PER_ELEMENT;
   if (hostDType(dtype) !== dtype) throw new TensorError("fromBuffer", `${dtype} has no host array type; upload float32 and cast`);
   const count = view.byteLength / size;
+  if (opts.shape === undefined && !Number.isInteger(count)) {
+    throw new TensorError("fromBuffer", `${view.byteLength} bytes are not a whole number of ${dtype} elements (${size} bytes each)`);
+  }
   const shape = checkShape(opts.shape ?? [count], "fromBuffer");
   if (numel(shape) * size !== view.byteLength) {
     throw new TensorError("fromBuffer", `${view.byteLength} bytes do not hold a ${dtype} tensor of shape ${fmtShape(shape)}`);

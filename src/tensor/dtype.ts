@@ -1,7 +1,9 @@
 /**
  * Dtypes and PyTorch's type promotion. Codes match enum pt_dtype in polytensor.h.
- * JS numbers that take part in an op are "weak": they never widen a tensor's dtype within
- * its category (bool < integer < float), as Python scalars do in PyTorch.
+ * Operands promote as torch.result_type ranks them: dimensioned tensors first, then 0-d
+ * tensors, then JS scalars; a later group changes the result only when its kind is higher
+ * (bool < integer < float), so JS numbers and 0-d tensors never widen a tensor's dtype
+ * within its kind, as Python scalars and 0-d tensors do not in PyTorch.
  */
 import { TensorError } from "../runtime/errors.ts";
 
@@ -18,24 +20,70 @@ interface DTypeInfo {
   readonly rank: number;
   /** Compute type of the elementwise bytecode: 0 f32, 1 f64, 2 i32, 3 i64. */
   readonly ctype: 0 | 1 | 2 | 3;
+  /**
+   * A JS number as a value of this dtype, as PyTorch casts a scalar to an op's computation
+   * dtype before using it. Kernels compute float16 and bfloat16 in float32 registers and
+   * bool in integer ones, so the host rounds (or takes the truthiness) first; a float32
+   * constant is rounded by the kernel itself.
+   */
+  readonly scalar: (v: number) => number;
 }
 
+const same = (v: number) => v;
+const truth = (v: number) => (v !== 0 ? 1 : 0); // NaN is true
+const toInt = (v: number) => (Number.isFinite(v) ? Math.trunc(v) : v);
+
 export const DTYPES: Record<DType, DTypeInfo> = {
-  float32: { code: 0, size: 4, category: 2, rank: 2, ctype: 0 },
-  float16: { code: 1, size: 2, category: 2, rank: 1, ctype: 0 },
-  bfloat16: { code: 2, size: 2, category: 2, rank: 1, ctype: 0 },
-  float64: { code: 3, size: 8, category: 2, rank: 3, ctype: 1 },
-  int32: { code: 4, size: 4, category: 1, rank: 2, ctype: 2 },
-  int64: { code: 5, size: 8, category: 1, rank: 3, ctype: 3 },
-  uint8: { code: 6, size: 1, category: 1, rank: 1, ctype: 2 },
-  bool: { code: 7, size: 1, category: 0, rank: 0, ctype: 2 },
+  float32: { code: 0, size: 4, category: 2, rank: 2, ctype: 0, scalar: same },
+  float16: { code: 1, size: 2, category: 2, rank: 1, ctype: 0, scalar: (v) => roundFloat(Math.fround(v), 10, -14, 15) },
+  bfloat16: { code: 2, size: 2, category: 2, rank: 1, ctype: 0, scalar: (v) => roundFloat(Math.fround(v), 7, -126, 127) },
+  float64: { code: 3, size: 8, category: 2, rank: 3, ctype: 1, scalar: same },
+  int32: { code: 4, size: 4, category: 1, rank: 2, ctype: 2, scalar: toInt },
+  int64: { code: 5, size: 8, category: 1, rank: 3, ctype: 3, scalar: toInt },
+  uint8: { code: 6, size: 1, category: 1, rank: 1, ctype: 2, scalar: toInt },
+  bool: { code: 7, size: 1, category: 0, rank: 0, ctype: 2, scalar: truth },
 };
+
+/**
+ * v rounded to nearest-even in a binary float format with `mant` stored fraction bits and
+ * normal exponents emin..emax (float16: 10, -14, 15; bfloat16: 7, -126, 127), subnormals
+ * included; past the largest finite value it rounds to infinity, as a cast does. v comes
+ * through float32 first (the caller's Math.fround), as tensor data does on its way to
+ * these dtypes, so a scalar and a tensor element made from one JS number agree.
+ */
+export function roundFloat(v: number, mant: number, emin: number, emax: number): number {
+  const a = Math.abs(v);
+  if (a === 0 || !Number.isFinite(a)) return v;
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--; // log2 can be off by one next to a power of two
+  else if (2 ** (e + 1) <= a) e++;
+  const ulp = 2 ** (Math.max(e, emin) - mant);
+  const q = a / ulp, f = Math.floor(q), d = q - f; // exact: ulp is a power of two
+  const r = (d > 0.5 || (d === 0.5 && f % 2 === 1) ? f + 1 : f) * ulp;
+  const out = r >= 2 ** (emax + 1) ? Infinity : r;
+  return v < 0 ? -out : out;
+}
 
 export const DEFAULT_FLOAT: DType = "float32";
 
 export function checkDType(d: unknown, op: string): DType {
   if (typeof d === "string" && d in DTYPES) return d as DType;
   throw new TensorError(op, `unknown dtype ${JSON.stringify(d)} (expected one of ${Object.keys(DTYPES).join(", ")})`);
+}
+
+const INT_RANGES: Partial<Record<DType, readonly [bigint, bigint]>> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint8: [0n, 255n],
+};
+
+/** Throws unless JS scalar v can be stored in integer dtype d (as PyTorch refuses an overflowing scalar); other dtypes take any value. */
+export function checkFits(v: number | boolean | bigint, d: DType, op: string): void {
+  const range = INT_RANGES[d];
+  if (range === undefined || typeof v === "boolean") return;
+  if (typeof v === "number" && !Number.isFinite(v)) throw new TensorError(op, `${v} cannot be stored in ${d}`);
+  const i = typeof v === "bigint" ? v : BigInt(Math.trunc(v));
+  if (i < range[0] || i > range[1]) throw new TensorError(op, `${v} is outside the range of ${d} [${range[0]}, ${range[1]}]`);
 }
 
 export const isFloat = (d: DType): boolean => DTYPES[d].category === 2;
@@ -50,16 +98,35 @@ export function promoteTypes(a: DType, b: DType): DType {
   return A.rank >= B.rank ? a : b;
 }
 
-/** A JS scalar's weak category. */
-export function scalarCategory(v: number | boolean | bigint): 0 | 1 | 2 {
-  if (typeof v === "boolean") return 0;
-  if (typeof v === "bigint") return 1;
-  return Number.isInteger(v) ? 1 : 2;
+/**
+ * torch.result_type's rule between two groups of operands (combine_categories): the
+ * result of the higher-priority group (dimensioned tensors over 0-d tensors over JS
+ * scalars) unless the lower group is of a higher kind; then the two promote. undefined
+ * stands for an empty group.
+ */
+export function combineCategories(higher: DType | undefined, lower: DType | undefined): DType | undefined {
+  if (higher === undefined) return lower;
+  if (lower === undefined) return higher;
+  const h = DTYPES[higher].category;
+  if (h === 2) return higher;
+  if (h === 0 || DTYPES[lower].category === 2) return promoteTypes(higher, lower);
+  return higher;
 }
 
-/** Result dtype of a tensor dtype combined with a weak scalar. */
+/**
+ * The dtype a JS scalar stands for when it promotes, as PyTorch's wrapped numbers: bool,
+ * int64 for an integer-valued number or a bigint, the default float for any other number
+ * (a JS number carries no integer type, so 2.0 counts as an integer).
+ */
+export function scalarDType(v: number | boolean | bigint): DType {
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "bigint" || Number.isInteger(v)) return "int64";
+  return DEFAULT_FLOAT;
+}
+
+/** Result dtype of a tensor dtype (the only tensor, or of the higher group) combined with a JS scalar. */
 export function promoteWithScalar(t: DType, v: number | boolean | bigint): DType {
-  const c = scalarCategory(v);
+  const c = typeof v === "boolean" ? 0 : typeof v === "bigint" || Number.isInteger(v) ? 1 : 2;
   if (c <= DTYPES[t].category) return t;
   return c === 2 ? DEFAULT_FLOAT : c === 1 ? "int64" : "bool";
 }

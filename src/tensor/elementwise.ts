@@ -8,14 +8,28 @@ import type { ViewRef } from "../kernels/block.ts";
 import type { Device } from "../runtime/device.ts";
 import { runElementwise, settle } from "../kernels/launch.ts";
 import { type BinaryOp, type Expr, FLOAT_ONLY_UNARY, type UnaryOp } from "../kernels/ir.ts";
-import { checkDType, DEFAULT_FLOAT, type DType, isFloat, promoteTypes, promoteWithScalar, scalarCategory } from "./dtype.ts";
-import { broadcastShapes, broadcastStrides, fmtShape, sameShape } from "./shape.ts";
+import {
+  checkDType,
+  checkFits,
+  combineCategories,
+  DEFAULT_FLOAT,
+  type DType,
+  DTYPES,
+  isFloat,
+  promoteTypes,
+  promoteWithScalar,
+  scalarDType,
+} from "./dtype.ts";
+import { broadcastShapes, broadcastStrides, checkBytes, describeValue, fmtShape, sameShape } from "./shape.ts";
 import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
 import { lazyEnabled } from "../lazy/deferred.ts";
 import { record, recordStep, stepVia } from "../lazy/record.ts";
 import type { Deferred } from "../lazy/deferred.ts";
 
 const NO_SHAPES: readonly (readonly number[])[] = [];
+/** Dtypes whose values kernels hold in wider registers (KernelBuilder.narrowed). */
+const NARROW: ReadonlySet<DType> = new Set(["float16", "bfloat16", "uint8"]);
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Collects the inputs and constants of one kernel while its tree is built. */
 class KernelBuilder {
@@ -23,24 +37,85 @@ class KernelBuilder {
   readonly consts: number[] = [];
   /** Set for ops whose kernel can fail on its data: they run (and report) at once. */
   eagerOnly = false;
+  /** Operands cast to float16, bfloat16 or uint8 before the op (narrowed()), as [source, cast] pairs; disposed by run(). */
+  #narrow: Tensor[] | null = null;
   constructor(readonly op: string) {}
 
   operand(x: TensorLike, dtype: DType): Expr {
     if (x instanceof Tensor) {
+      if (x.dtype !== dtype && NARROW.has(dtype) && x.dtype !== "bool" && this.op !== "cast") x = this.narrowed(x, dtype);
       let i = this.inputs.indexOf(x);
       if (i < 0) i = this.inputs.push(x) - 1;
       return castExpr({ k: "load", input: i, dtype: x.dtype }, dtype);
     }
-    this.consts.push(scalarValue(x, this.op));
+    if (typeof x === "bigint" && dtype === "int64" && (x > MAX_EXACT || x < -MAX_EXACT)) return this.wide(x);
+    let v;
+    try {
+      v = scalarValue(x, this.op);
+    } catch (e) {
+      this.dropNarrowed();
+      throw e;
+    }
+    return this.constant(DTYPES[dtype].scalar(v), dtype);
+  }
+
+  /**
+   * x cast to a narrow dtype by a kernel of its own. Kernels hold float16 and bfloat16
+   * values in float32 registers and uint8 in 32-bit integers, where a cast neither rounds
+   * nor wraps, but PyTorch casts every operand to the computation dtype before the op:
+   * int32 1299062947 is inf as float16, float16 x compared with a float32 0-d 0.1 meets
+   * float16(0.1), and uint8 x max int32 0-d -4 meets 252. Storing the cast rounds or wraps it.
+   */
+  narrowed(x: Tensor, dtype: DType): Tensor {
+    const list = this.#narrow ??= [];
+    for (let i = 0; i < list.length; i += 2) if (list[i] === x) return list[i + 1];
+    const h = cast(x, dtype);
+    list.push(x, h);
+    return h;
+  }
+
+  dropNarrowed(): void {
+    const list = this.#narrow;
+    if (list === null) return;
+    this.#narrow = null;
+    for (let i = 1; i < list.length; i += 2) list[i].dispose();
+  }
+
+  constant(v: number, dtype: DType): Expr {
+    this.consts.push(v);
     return { k: "const", index: this.consts.length - 1, dtype };
+  }
+
+  /**
+   * An int64 constant beyond 2^53, which one constant slot (a double) cannot hold exactly:
+   * hi * 2^32 + lo from two exact halves, computed in int64.
+   */
+  wide(v: bigint): Expr {
+    const hi = this.constant(Number(v >> 32n), "int64"), lo = this.constant(Number(v & 0xffffffffn), "int64");
+    const scaled: Expr = { k: "binary", op: "mul", a: hi, b: this.constant(2 ** 32, "int64"), dtype: "int64" };
+    return { k: "binary", op: "add", a: scaled, b: lo, dtype: "int64" };
   }
 
   /** Broadcasts the inputs, then records the op (lazy mode) or allocates and launches. */
   run(expr: Expr, extraShapes: readonly (readonly number[])[] = NO_SHAPES): Tensor {
+    if (this.#narrow === null) return this.#run(expr, extraShapes);
+    try { // the recorded node or the queued launch holds its own reference to each cast operand
+      return this.#run(expr, extraShapes);
+    } finally {
+      this.dropNarrowed();
+    }
+  }
+
+  #run(expr: Expr, extraShapes: readonly (readonly number[])[]): Tensor {
     const device = commonDevice(this.op, this.inputs);
-    const shape = extraShapes.length === 0 && sameShapes(this.inputs)
-      ? this.inputs[0].shape // no broadcast: the (frozen) input shape is the result's, shared as it is
-      : broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
+    let shape: readonly number[];
+    if (extraShapes.length === 0 && sameShapes(this.inputs)) {
+      shape = this.inputs[0].shape; // no broadcast: the (sealed) input shape is the result's, shared as it is
+    } else {
+      shape = broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
+      // A broadcast can ask for more than any buffer holds: say so now, in the op's terms, not when a deferred result is run.
+      checkBytes(shape, DTYPES[expr.dtype].size, expr.dtype, this.op);
+    }
     if (lazyEnabled() && !this.eagerOnly && noHostMemory(this.inputs)) {
       let node;
       try { // not withOp: no closure on the path every recorded op takes
@@ -125,7 +200,7 @@ function scalarValue(x: unknown, op: string): number {
   if (typeof x === "number") return x;
   if (typeof x === "boolean") return x ? 1 : 0;
   if (typeof x === "bigint") return Number(x);
-  throw new TensorError(op, `expected a tensor or a number, got ${x === null ? "null" : typeof x}`);
+  throw new TensorError(op, `expected a tensor, a number, a boolean or a bigint, got ${describeValue(x)}`);
 }
 
 export function castExpr(e: Expr, to: DType): Expr {
@@ -143,26 +218,34 @@ export function commonDevice(op: string, tensors: readonly Tensor[]): Device {
   return d;
 }
 
-/** The dtype all operands compute in: tensors promote strongly, scalars weakly. */
+/**
+ * The dtype all operands compute in, as torch.result_type: dimensioned tensors promote
+ * together, then 0-d tensors, then JS scalars, and each later group changes the result
+ * only when of a higher kind (dtype.ts combineCategories).
+ */
 export function resultType(op: string, operands: readonly TensorLike[]): DType {
-  let dt: DType | undefined;
-  for (const x of operands) if (x instanceof Tensor) dt = dt ? promoteTypes(dt, x.dtype) : x.dtype;
+  let dim: DType | undefined, zero: DType | undefined, scalar: DType | undefined;
   for (const x of operands) {
-    if (x instanceof Tensor) continue;
-    if (typeof x !== "number" && typeof x !== "boolean" && typeof x !== "bigint") scalarValue(x, op);
-    if (dt) dt = promoteWithScalar(dt, x as Scalar);
-    else {
-      const c = scalarCategory(x as Scalar);
-      dt = c === 2 ? DEFAULT_FLOAT : c === 1 ? "int64" : "bool";
+    if (x instanceof Tensor) {
+      if (x.shape.length > 0) dim = dim === undefined ? x.dtype : promoteTypes(dim, x.dtype);
+      else zero = zero === undefined ? x.dtype : promoteTypes(zero, x.dtype);
+      continue;
     }
+    if (typeof x !== "number" && typeof x !== "boolean" && typeof x !== "bigint") scalarValue(x, op);
+    const s = scalarDType(x as Scalar);
+    scalar = scalar === undefined ? s : promoteTypes(scalar, s);
   }
-  return dt ?? DEFAULT_FLOAT;
+  return combineCategories(dim, combineCategories(zero, scalar)) ?? DEFAULT_FLOAT;
 }
 
 /** resultType of two operands, without the array (binary ops are the hot path). */
 function pairType(op: string, a: TensorLike, b: TensorLike): DType {
   const at = a instanceof Tensor, bt = b instanceof Tensor;
-  if (at && bt) return promoteTypes(a.dtype, b.dtype);
+  if (at && bt) {
+    const ad = a.shape.length > 0, bd = b.shape.length > 0;
+    if (ad === bd) return promoteTypes(a.dtype, b.dtype);
+    return ad ? combineCategories(a.dtype, b.dtype)! : combineCategories(b.dtype, a.dtype)!;
+  }
   if (at && (typeof b === "number" || typeof b === "boolean" || typeof b === "bigint")) return promoteWithScalar(a.dtype, b);
   if (bt && (typeof a === "number" || typeof a === "boolean" || typeof a === "bigint")) return promoteWithScalar(b.dtype, a);
   return resultType(op, [a, b]);
@@ -179,24 +262,31 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
     return k.run({ k: "binary", op, a: k.operand(a, "bool"), b: k.operand(b, "bool"), dtype: "bool" });
   }
   let ct = pairType(op, a, b);
+  if (op === "div" && !isFloat(ct)) ct = DEFAULT_FLOAT; // true division, as torch.div: bool / bool too
   if (ct === "bool" && !COMPARE.has(op) && !BOOL_OK.has(op)) {
     throw new TensorError(op, "is not supported for two bool operands; cast one to an integer dtype first");
   }
-  if (op === "div" && !isFloat(ct)) ct = DEFAULT_FLOAT;
+  if (op === "pow" && !isFloat(ct) && a instanceof Tensor && (typeof b === "number" || typeof b === "bigint") && b < 0) {
+    // As PyTorch; a tensor exponent computes (powi: 1, -1 by parity, else 0).
+    throw new TensorError(
+      op,
+      `an ${ct} tensor to the negative integer power ${b} is not allowed; cast to a float dtype or pass the exponent as a tensor`,
+    );
+  }
   const out = COMPARE.has(op) ? "bool" : ct;
-  const eagerOnly = (op === "mod" || op === "pow") && !isFloat(ct);
+  const eagerOnly = op === "mod" && !isFloat(ct);
   const via = !eagerOnly && a instanceof Tensor && typeof b === "number" ? stepOf(a) : undefined;
   if (via !== undefined) {
     const x = a as Tensor;
     const expr: Expr = { k: "binary", op, a: stepInput(x, via, ct), b: stepConst(via, 0, ct), dtype: out };
-    const step = recordedStep(op, expr, x, via, ct, [b as number], 2, 1); // the op and its constant, one level
+    const step = recordedStep(op, expr, x, via, ct, [DTYPES[ct].scalar(b as number)], 2, 1); // the op and its constant, one level
     if (step !== undefined) return step;
   }
   const k = new KernelBuilder(op);
   k.eagerOnly = eagerOnly;
   const result = k.run({ k: "binary", op, a: k.operand(a, ct), b: k.operand(b, ct), dtype: out });
-  // Integer mod by zero and integer pow with a negative exponent fail inside the kernel.
-  if ((op === "mod" || op === "pow") && !isFloat(ct)) {
+  // Integer mod by zero fails inside the kernel.
+  if (eagerOnly) {
     try {
       settle(result.device, op);
     } catch (e) {
@@ -223,7 +313,12 @@ export function unary(op: UnaryOp, x: Tensor): Tensor {
     return k.run({ k: "unary", op, a: k.operand(x, ct), dtype: ct });
   }
   if (ROUNDING.has(op) && !isFloat(x.dtype)) return k.run(k.operand(x, x.dtype));
-  if (x.dtype === "bool") throw new TensorError(op, "is not supported for bool tensors; cast to an integer dtype first");
+  if (x.dtype === "bool") {
+    // As PyTorch: the sign of a bool is itself, and square is pow(x, 2), which promotes bool to int64.
+    if (op === "sign") return k.run(k.operand(x, "bool"));
+    if (op === "square") return k.run({ k: "unary", op, a: k.operand(x, "int64"), dtype: "int64" });
+    throw new TensorError(op, "is not supported for bool tensors; cast to an integer dtype first");
+  }
   return k.run({ k: "unary", op, a: k.operand(x, x.dtype), dtype: x.dtype });
 }
 
@@ -243,7 +338,8 @@ export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
   if (via !== undefined) {
     const lower: Expr = { k: "binary", op: "maximum", a: stepInput(x, via, dt), b: stepConst(via, 0, dt), dtype: dt };
     const expr: Expr = { k: "binary", op: "minimum", a: lower, b: stepConst(via, 1, dt), dtype: dt };
-    const step = recordedStep("clamp", expr, x, via, dt, [lo as number, hi as number], 4, 2); // two ops and constants, two levels
+    const round = DTYPES[dt].scalar;
+    const step = recordedStep("clamp", expr, x, via, dt, [round(lo as number), round(hi as number)], 4, 2); // two ops and constants, two levels
     if (step !== undefined) return step;
   }
   const k = new KernelBuilder("clamp");
@@ -259,6 +355,30 @@ export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
   const k = new KernelBuilder("where");
   const c = k.operand(cond, "bool");
   return k.run({ k: "where", c, a: k.operand(a, dt), b: k.operand(b, dt), dtype: dt });
+}
+
+/**
+ * self with value where mask is true, as torch.masked_fill: the result keeps self's dtype
+ * (the value is cast to it, as PyTorch casts it), its shape is self's and mask's broadcast,
+ * and a tensor value must be 0-d.
+ */
+export function maskedFill(self: Tensor, mask: Tensor, value: TensorLike): Tensor {
+  const op = "maskedFill";
+  if (!(self instanceof Tensor)) throw new TensorError(op, "expects a tensor");
+  if (!(mask instanceof Tensor)) throw new TensorError(op, `mask must be a tensor, got ${describeValue(mask)}`);
+  if (value instanceof Tensor) {
+    if (value.ndim !== 0) {
+      throw new TensorError(op, `a tensor value must be 0-d, got shape ${fmtShape(value.shape)} (use where() to fill from a tensor)`);
+    }
+  } else {
+    scalarValue(value, op);
+    checkFits(value as Scalar, self.dtype, op);
+  }
+  if (mask.dtype !== "bool") throw new TensorError(op, `mask must be bool, got ${mask.dtype} (compare it, e.g. mask.ne(0))`);
+  const dt = self.dtype;
+  const k = new KernelBuilder(op);
+  const c = k.operand(mask, "bool");
+  return k.run({ k: "where", c, a: k.operand(value, dt), b: k.operand(self, dt), dtype: dt });
 }
 
 /** start + weight * (end - start), in floating point. */

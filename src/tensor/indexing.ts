@@ -12,11 +12,25 @@ import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { hostQueue } from "../runtime/queue.ts";
 import { runTemplate, settle } from "../kernels/launch.ts";
+import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES } from "./dtype.ts";
-import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK, normalizeAxis, sameShape, type Shape } from "./shape.ts";
+import {
+  broadcastShapes,
+  broadcastStrides,
+  contiguousStrides,
+  describeValue,
+  fmtShape,
+  MAX_RANK,
+  normalizeAxis,
+  numel,
+  sameShape,
+  type Shape,
+} from "./shape.ts";
 import { allocTensor, type IndexMode, Tensor, type TensorLike } from "./tensor.ts";
-import { commonDevice, generate } from "./elementwise.ts";
+import { commonDevice } from "./elementwise.ts";
+import { fill } from "./creation.ts";
 import { clone } from "./movement.ts";
+import { noHostAccess } from "./transfer.ts";
 
 const MODES: Record<IndexMode, number> = { error: 0, clamp: 1, wrap: 2 };
 const REDUCE = { add: 1, max: 2, min: 3 } as const;
@@ -44,7 +58,7 @@ function checkIndex(x: unknown, op: string, what = "index"): Tensor {
 }
 
 /** Runs fn on a fresh output, disposing it if fn throws. */
-function fill(out: Tensor, fn: (out: Tensor) => void): Tensor {
+function filling(out: Tensor, fn: (out: Tensor) => void): Tensor {
   try {
     fn(out);
   } catch (e) {
@@ -54,11 +68,12 @@ function fill(out: Tensor, fn: (out: Tensor) => void): Tensor {
   return out;
 }
 
-/** A 0-d tensor holding a JS scalar in `dtype` on `device`. */
+/** A 0-d tensor holding a JS scalar cast to `dtype` on `device` (one the dtype cannot hold is an error, as in full()). */
 function scalarTensor(device: Device, value: TensorLike, dtype: DType, op: string): Tensor {
-  const v = typeof value === "boolean" ? (value ? 1 : 0) : typeof value === "bigint" ? Number(value) : value;
-  if (typeof v !== "number") throw new TensorError(op, `expected a tensor or a number, got ${typeof value}`);
-  return generate(device, op, dtype, [], (k) => k.constant(v, dtype));
+  if (typeof value !== "number" && typeof value !== "boolean" && typeof value !== "bigint") {
+    throw new TensorError(op, `expected a tensor, a number, a boolean or a bigint, got ${describeValue(value)}`);
+  }
+  return fill(op, [], value, { dtype, device });
 }
 
 // ----- gather / indexSelect / scatter
@@ -67,17 +82,41 @@ function axisSize(t: Tensor, a: number): number {
   return t.ndim === 0 ? 1 : t.shape[a];
 }
 
-function runGather(t: Tensor, a: number, index: Tensor, idxStrides: readonly number[], shape: Shape, mode: number, op: string): Tensor {
-  return fill(allocTensor(t.device, t.dtype, shape, op), (out) => {
+/** Gathers from src (t, or a stand-in for it: emptyChecked) along a, whose size is `size`, into a new tensor of shape. */
+function runGather(
+  t: Tensor,
+  a: number,
+  index: Tensor,
+  idxStrides: readonly number[],
+  shape: Shape,
+  mode: number,
+  op: string,
+  src: ViewRef = t,
+  size = axisSize(t, a),
+): Tensor {
+  return filling(allocTensor(t.device, t.dtype, shape, op), (out) => {
     if (out.numel === 0) return;
     runTemplate(
       t.device,
       "gather",
       op,
-      (b) => b.push(shape.length).pad8(shape, 1).push(a, axisSize(t, a), mode).view(t).view(index, idxStrides).view(out),
+      (b) => b.push(shape.length).pad8(shape, 1).push(a, size, mode).view(src).view(index, idxStrides).view(out),
     );
     if (mode === MODES.error) settle(t.device, op);
   });
+}
+
+/**
+ * The empty result of an indexSelect whose index is not empty (another dim of t is 0): as in
+ * PyTorch, every index must still be in range for the axis. A gather of one element per index
+ * from a one-element stand-in for t (zero strides) checks them on the device, as a real
+ * gather would, without a host read.
+ */
+function emptyChecked(t: Tensor, a: number, index: Tensor, idxStrides: readonly number[], shape: Shape, mode: number, op: string): Tensor {
+  using one = allocTensor(t.device, t.dtype, [1], op);
+  const src: ViewRef = { buf: one.buf, dtype: t.dtype, offset: 0, strides: t.shape.map(() => 0) };
+  runGather(t, a, index, idxStrides, t.shape.map((_, i) => (i === a ? shape[a] : 1)), mode, op, src, t.shape[a]).dispose();
+  return allocTensor(t.device, t.dtype, shape, op);
 }
 
 export function gather(t: Tensor, axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
@@ -113,6 +152,7 @@ export function indexSelect(t: Tensor, axis: number, index: Tensor, mode: IndexM
   }
   const shape = t.shape.map((d, i) => (i === a ? len : d));
   const idxStrides = t.shape.map((_, i) => (i === a && index.ndim === 1 ? index.strides[0] : 0));
+  if (len > 0 && numel(shape) === 0) return emptyChecked(t, a, index, idxStrides, shape, m, op);
   return runGather(t, a, index, idxStrides, shape, m, op);
 }
 
@@ -123,8 +163,9 @@ export function scatter(
   src: TensorLike,
   reduce: "add" | "max" | "min" | undefined,
   mode: IndexMode = "error",
+  name?: string,
 ): Tensor {
-  const op = reduce ? `scatter(${reduce})` : "scatter";
+  const op = name ?? (reduce ? `scatter(${reduce})` : "scatter");
   checkTensor(t, "input", op);
   checkIndex(index, op);
   const m = modeCode(mode, op);
@@ -151,7 +192,7 @@ export function scatter(
   using scalar = src instanceof Tensor ? undefined : scalarTensor(t.device, src, t.dtype, op);
   const s = src instanceof Tensor ? src : scalar!;
   const srcStrides = src instanceof Tensor ? src.strides : index.shape.map(() => 0);
-  return fill(clone(t), (out) => {
+  return filling(clone(t), (out) => {
     if (index.numel === 0) return;
     runTemplate(
       t.device,
@@ -185,11 +226,17 @@ function planIndices(t: Tensor, indices: readonly Tensor[], op: string): IndexPl
   return { k, bshape, rest, idxStrides: indices.map((x) => broadcastStrides(x.shape, x.strides, bshape)) };
 }
 
+/** What the index kernels index: a tensor, or a stand-in for one (checkedAlone). */
+interface Indexed extends ViewRef {
+  readonly device: Device;
+  readonly shape: readonly number[];
+}
+
 /** The shared index_put / index_get block: `src` indexed, `vals` over B + rest. */
 function runIndexKernel(
   kind: "index_put" | "index_get",
   op: string,
-  t: Tensor,
+  t: Indexed,
   indices: readonly Tensor[],
   p: IndexPlan,
   vals: Tensor,
@@ -224,10 +271,25 @@ export function indexPut(t: Tensor, indices: readonly Tensor[], values: TensorLi
   } else valStrides = target.map(() => 0);
   using scalar = values instanceof Tensor ? undefined : scalarTensor(t.device, values, t.dtype, op);
   const vals = values instanceof Tensor ? values : scalar!;
-  return fill(clone(t), (out) => {
+  return filling(clone(t), (out) => {
     if (target.some((d, i) => d === 0 && i < p.bshape.length)) return;
-    runIndexKernel("index_put", op, out, indices, p, vals, valStrides, m, accumulate);
+    if (numel(p.rest) === 0) checkedAlone(t, indices, p, m, op);
+    else runIndexKernel("index_put", op, out, indices, p, vals, valStrides, m, accumulate);
   });
+}
+
+/**
+ * The indices of an index or indexPut whose rest dims are empty: there is nothing to read or
+ * write, yet as in PyTorch every index must be in range, and a device launches no work for
+ * an empty result. An index_get of one element per index position, from a one-element
+ * stand-in for t (zero strides, t's indexed sizes), checks them on the device.
+ */
+function checkedAlone(t: Tensor, indices: readonly Tensor[], p: IndexPlan, mode: number, op: string): void {
+  using one = allocTensor(t.device, t.dtype, [1], op);
+  using out = allocTensor(t.device, t.dtype, p.bshape, op);
+  const shape = t.shape.slice(0, p.k);
+  const stand: Indexed = { device: t.device, shape, buf: one.buf, dtype: t.dtype, offset: 0, strides: shape.map(() => 0) };
+  runIndexKernel("index_get", op, stand, indices, { ...p, rest: [] }, out, contiguousStrides(p.bshape), mode, false);
 }
 
 export function indexGet(t: Tensor, indices: readonly Tensor[], mode: IndexMode = "error"): Tensor {
@@ -237,9 +299,10 @@ export function indexGet(t: Tensor, indices: readonly Tensor[], mode: IndexMode 
   const p = planIndices(t, indices, op);
   const shape = [...p.bshape, ...p.rest];
   if (shape.length > MAX_RANK) throw new TensorError(op, `result shape ${fmtShape(shape)} exceeds rank ${MAX_RANK}`);
-  return fill(allocTensor(t.device, t.dtype, shape, op), (out) => {
+  return filling(allocTensor(t.device, t.dtype, shape, op), (out) => {
     if (p.bshape.some((d) => d === 0)) return;
-    runIndexKernel("index_get", op, t, indices, p, out, contiguousStrides(shape), m, false);
+    if (numel(p.rest) === 0) checkedAlone(t, indices, p, m, op);
+    else runIndexKernel("index_get", op, t, indices, p, out, contiguousStrides(shape), m, false);
   });
 }
 
@@ -248,6 +311,7 @@ export function indexGet(t: Tensor, indices: readonly Tensor[], mode: IndexMode 
 /** Number of nonzero elements of t viewed with `strides` over `shape` (reduce template, op 11). */
 function countNonzero(t: Tensor, shape: Shape, strides: readonly number[], op: string): number {
   if (shape.some((d) => d === 0)) return 0;
+  noHostAccess(t.device, op, "reads", " (the result's size is the number of nonzero elements)");
   using out = allocTensor(t.device, "int64", [], op);
   runTemplate(
     t.device,
@@ -270,7 +334,7 @@ export function maskedSelect(t: Tensor, mask: Tensor): Tensor {
   const inStrides = broadcastStrides(t.shape, t.strides, shape);
   const maskStrides = broadcastStrides(mask.shape, mask.strides, shape);
   const count = countNonzero(mask, shape, maskStrides, op);
-  return fill(allocTensor(device, t.dtype, [count], op), (out) => {
+  return filling(allocTensor(device, t.dtype, [count], op), (out) => {
     if (count === 0) return;
     runTemplate(
       device,
@@ -285,7 +349,7 @@ export function nonzero(t: Tensor): Tensor {
   const op = "nonzero";
   checkTensor(t, "input", op);
   const count = countNonzero(t, t.shape, t.strides, op);
-  return fill(allocTensor(t.device, "int64", [count, t.ndim], op), (out) => {
+  return filling(allocTensor(t.device, "int64", [count, t.ndim], op), (out) => {
     if (count === 0 || t.ndim === 0) return;
     runTemplate(t.device, "nonzero", op, (b) => b.push(t.ndim).pad8(t.shape, 1).view(t).buffer(out.buf).push(count));
   });

@@ -182,16 +182,16 @@ export function contiguous(t: Tensor): Tensor {
   const same = alias(t, t.shape);
   if (same) return same.materialize();
   if (t.isContiguous) return viewOf(t, t.shape, t.strides, t.offset, "contiguous");
-  return clone(t);
+  return clone(t, "contiguous");
 }
 
 /** A copy; of a deferred tensor, an alias (tensors are immutable, so one result serves both). */
-export function clone(t: Tensor): Tensor {
+export function clone(t: Tensor, op = "clone"): Tensor {
   const same = alias(t, t.shape);
   if (same) return same;
-  const out = allocTensor(t.device, t.dtype, t.shape, "clone");
+  const out = allocTensor(t.device, t.dtype, t.shape, op);
   try {
-    copyInto(out, t, "clone");
+    copyInto(out, t, op);
   } catch (e) {
     out.dispose();
     throw e;

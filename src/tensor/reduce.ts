@@ -14,7 +14,7 @@ import { TensorError } from "../runtime/errors.ts";
 import { fusesReductions, runElementwiseReduce, runTemplate } from "../kernels/launch.ts";
 import { type Deferred, lazyEnabled } from "../lazy/deferred.ts";
 import { storesExactly } from "../lazy/record.ts";
-import { DEFAULT_FLOAT, type DType, isFloat } from "./dtype.ts";
+import { type DType, isFloat } from "./dtype.ts";
 import { contiguousStrides, fmtShape, normalizeAxes, normalizeAxis, numel } from "./shape.ts";
 import { allocTensor, type Tensor } from "./tensor.ts";
 import { cat, narrow, reshape } from "./movement.ts";
@@ -44,23 +44,31 @@ function reduceDType(op: ReduceOp, dt: DType): DType {
     case "mean":
     case "var":
     case "std":
-      return isFloat(dt) ? dt : DEFAULT_FLOAT;
+      return dt; // floating only (checked by reduce())
     case "argmax":
     case "argmin":
     case "countNonzero":
       return "int64";
     case "any":
     case "all":
-      return "bool";
+      return dt === "uint8" ? "uint8" : "bool"; // as torch.any and torch.all
     default:
       return dt;
   }
 }
 
+const FLOAT_ONLY = new Set<ReduceOp>(["mean", "var", "std"]);
+
 const NEEDS_ELEMENTS = new Set<ReduceOp>(["max", "min", "argmax", "argmin"]);
 
 export function reduce(op: ReduceOp, t: Tensor, axis: number | readonly number[] | undefined, keepdim: boolean, correction = 1): Tensor {
+  if (FLOAT_ONLY.has(op) && !isFloat(t.dtype)) {
+    // PyTorch refuses too: an integer mean has no integer result, and which float type to pick is the caller's choice.
+    throw new TensorError(op, `needs a floating-point tensor, got ${t.dtype}; cast it first, e.g. x.cast("float32").${op}()`);
+  }
   const axes = normalizeAxes(axis, t.ndim, op);
+  // A 0-d tensor takes dim 0 or -1, as in PyTorch, and has no dim to walk: its one element is the reduction.
+  if (t.ndim === 0) axes.length = 0;
   const inner = axes.map((a) => t.shape[a]);
   const outerAxes = [...t.shape.keys()].filter((a) => !axes.includes(a));
   const outer = outerAxes.map((a) => t.shape[a]);

@@ -51,15 +51,36 @@ export function denseStrides(shape: Shape): readonly number[] {
   return s;
 }
 
+/** A JS value as a message shows it: `the string "3"`, `-1`, `NaN`, `null`, `an object`. */
+export function describeValue(v: unknown): string {
+  if (typeof v === "string") return `the string ${JSON.stringify(v)}`;
+  if (typeof v === "bigint") return `the bigint ${v}n`;
+  if (typeof v === "number" || typeof v === "boolean" || v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
 export function checkShape(shape: unknown, op: string): number[] {
-  if (!Array.isArray(shape)) throw new TensorError(op, `shape must be an array of sizes, got ${String(shape)}`);
+  if (!Array.isArray(shape)) throw new TensorError(op, `shape must be an array of sizes, got ${describeValue(shape)}`);
   if (shape.length > MAX_RANK) throw new TensorError(op, `rank ${shape.length} exceeds the maximum of ${MAX_RANK}`);
-  for (const d of shape) {
+  for (let i = 0; i < shape.length; i++) {
+    const d = shape[i];
     if (typeof d !== "number" || !Number.isInteger(d) || d < 0) {
-      throw new TensorError(op, `shape [${shape.join(", ")}] has an invalid size ${String(d)} (sizes are integers >= 0)`);
+      const shown = shape.map((x) => (typeof x === "string" ? JSON.stringify(x) : String(x))).join(", ");
+      throw new TensorError(op, `shape [${shown}]: size ${i} is ${describeValue(d)}; sizes are integers >= 0`);
     }
   }
   return [...shape] as number[];
+}
+
+/** Bytes beyond which no buffer can be asked for: byte counts travel as exact doubles. */
+export const MAX_BYTES = 2 ** 53;
+
+/** Throws, in the caller's terms, when a tensor of shape and itemsize bytes per element is too big for any buffer. */
+export function checkBytes(shape: Shape, itemsize: number, dtype: string, op: string): void {
+  const bytes = numel(shape) * itemsize;
+  if (bytes <= MAX_BYTES) return;
+  throw new TensorError(op, `${fmtShape(shape)} ${dtype} is ${bytes} bytes, more than a buffer can hold (2^53 bytes, 9e15)`);
 }
 
 export function fmtShape(s: Shape): string {

@@ -7,12 +7,12 @@
  */
 import type { Device } from "../runtime/device.ts";
 import { TensorError, withOp } from "../runtime/errors.ts";
-import { drop, type Held, heldNow, holdBuffer, release, track } from "../runtime/ownership.ts";
+import { allocBuffer, drop, type Held, heldNow, holdBuffer, release, track } from "../runtime/ownership.ts";
 import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts";
 import { check, native } from "../runtime/native.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES, type HostArray } from "./dtype.ts";
-import { contiguousStrides, denseStrides, numel, sealed, type Shape } from "./shape.ts";
+import { checkBytes, contiguousStrides, denseStrides, numel, sealed, type Shape } from "./shape.ts";
 import * as ew from "./elementwise.ts";
 import * as mv from "./movement.ts";
 import * as red from "./reduce.ts";
@@ -169,11 +169,15 @@ export class Tensor implements ViewRef {
   data(): Promise<HostArray> {
     return io.data(this);
   }
-  item(): number {
+  item(): number | bigint {
     return io.item(this);
   }
   toList(): NestedArray {
     return io.toList(this);
+  }
+  /** What JSON.stringify writes: the values as nested lists (int64 beyond 2^53 as decimal strings; transfer.ts). */
+  toJSON(): io.JsonValues {
+    return io.toJSON(this);
   }
   to(target: DType | Device | string): Tensor {
     return io.to(this, target);
@@ -338,7 +342,7 @@ export class Tensor implements ViewRef {
     return ew.lerp(this, end, weight);
   }
   maskedFill(mask: Tensor, value: TensorLike): Tensor {
-    return ew.where(mask, value, this);
+    return ew.maskedFill(this, mask, value);
   }
 
   // ----- reductions (reduce.ts)
@@ -448,7 +452,7 @@ export class Tensor implements ViewRef {
     return idx.scatter(this, axis, index, src, opts.reduce, opts.mode ?? "error");
   }
   scatterAdd(axis: number, index: Tensor, src: TensorLike): Tensor {
-    return idx.scatter(this, axis, index, src, "add", "error");
+    return idx.scatter(this, axis, index, src, "add", "error", "scatterAdd");
   }
   /** Out-of-place index_put: indices index the leading dims and broadcast together. */
   indexPut(indices: readonly Tensor[], values: TensorLike, opts: { accumulate?: boolean; mode?: IndexMode } = {}): Tensor {
@@ -509,7 +513,8 @@ export function setAllocTracer(f: ((t: Tensor, op: string) => void) | null): voi
 /** A new contiguous tensor with uninitialised contents. */
 export function allocTensor(device: Device, dtype: DType, shape: Shape, op: string): Tensor {
   const bytes = numel(shape) * DTYPES[dtype].size;
-  const buf = check(native.pt_buffer_alloc(device.handle, bytes), op);
+  if (bytes > 2 ** 53) checkBytes(shape, DTYPES[dtype].size, dtype, op); // the message in the caller's terms
+  const buf = allocBuffer(device, bytes, op);
   const t = wrapBuffer(device, buf, dtype, shape);
   if (allocTracer !== null) allocTracer(t, op);
   return t;

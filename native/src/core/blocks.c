@@ -463,7 +463,7 @@ int pt_block_check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, 
 static uint32_t writers(long long code) {
   switch (code) {
   case PT_KERR_INDEX: return 1u << PT_K_GATHER | 1u << PT_K_SCATTER | 1u << PT_K_INDEX_PUT | 1u << PT_K_INDEX_GET;
-  case PT_KERR_INT_DIV: case PT_KERR_INT_POW: return 1u << PT_K_EW;
+  case PT_KERR_INT_DIV: return 1u << PT_K_EW;
   case PT_KERR_COUNT: return 1u << PT_K_NONZERO | 1u << PT_K_MASKED_SELECT;
   default: return 0;
   }
@@ -483,8 +483,6 @@ int pt_kernel_error(long long code, const long long d[3], uint32_t kinds_launche
     return pt_error(PT_EKERNEL, "%s: index %lld is out of range for axis %lld of size %lld", names, d[0], d[1], d[2]);
   case PT_KERR_INT_DIV:
     return pt_error(PT_EKERNEL, "%s: integer %s by zero at element %lld", names, d[1] ? "modulo" : "division", d[0]);
-  case PT_KERR_INT_POW:
-    return pt_error(PT_EKERNEL, "%s: integer power with a negative exponent at element %lld", names, d[0]);
   case PT_KERR_COUNT:
     return pt_error(PT_EKERNEL, "%s: found %lld nonzero elements but the output was sized for %lld", names, d[1], d[0]);
   default:

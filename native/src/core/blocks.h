@@ -92,7 +92,8 @@
  *   80 WHERE  dst = reg a (i32) ? reg b : reg c
  *   90 STORE  view 0 = reg a converted to the output dtype; the last instruction.
  * Integer ADD/SUB/MUL/NEG/ABS wrap (two's complement); integer DIV is floor division;
- * integer DIV or MOD by zero and integer POW with a negative exponent fail with PT_EKERNEL.
+ * integer DIV or MOD by zero fail with PT_EKERNEL; integer POW with a negative exponent
+ * truncates as PyTorch's powi does (1 for base 1, +-1 by parity for base -1, else 0).
  */
 #ifndef PT_BLOCKS_H
 #define PT_BLOCKS_H
@@ -145,7 +146,7 @@ int pt_program_kind_shape(int kind);
 #ifndef PT_KERR_INDEX
 #define PT_KERR_INDEX 1   /* details: index value, axis, axis size */
 #define PT_KERR_INT_DIV 2 /* details: element, 0 division / 1 modulo */
-#define PT_KERR_INT_POW 3 /* details: element (integer power, negative exponent) */
+/* 3 is not reused: it meant a negative integer exponent, which truncates (powi) instead */
 #define PT_KERR_COUNT 4   /* nonzero/masked_select: count differs; details: expected, found */
 #endif
 int pt_kernel_error(long long code, const long long d[3], uint32_t kinds_launched, const char *where);

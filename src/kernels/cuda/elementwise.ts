@@ -149,8 +149,10 @@ static __device__ __forceinline__ pt_i64 pt_imod(pt_i64 a, pt_i64 d) {
   if (r != 0 && ((r < 0) != (d < 0))) r += d;
   return r;
 }
-/* Exponent >= 0 (checked by the caller); wraps. */
+/* Wraps; a negative exponent truncates as PyTorch's powi does (1 for base 1, +-1 by parity
+ * for base -1, else 0), as ew_ops.h does on the CPU. */
 static __device__ __forceinline__ int pt_ipow(int base, int e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
   pt_u32 result = 1, square = (pt_u32)base;
   for (pt_u32 x = (pt_u32)e; x; x >>= 1) {
     if (x & 1) result *= square;
@@ -159,6 +161,7 @@ static __device__ __forceinline__ int pt_ipow(int base, int e) {
   return (int)result;
 }
 static __device__ __forceinline__ pt_i64 pt_ipow(pt_i64 base, pt_i64 e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
   pt_u64 result = 1, square = (pt_u64)base;
   for (pt_u64 x = (pt_u64)e; x; x >>= 1) {
     if (x & 1) result *= square;
@@ -352,7 +355,6 @@ function translate(words: Int32Array, first: number, onError: string) {
         body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 0, 0); ${onError} }`);
         expr = `pt_idiv(${x}, ${y})`;
       } else if (op === 54) {
-        if (!isFloat) body.push(`if (${y} < 0) { pt_fail(p.err, PT_KERR_INT_POW, @i, 0, 0); ${onError} }`);
         expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
       } else if (op === 55) {
         if (!isFloat) body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 1, 0); ${onError} }`);

@@ -136,8 +136,10 @@ int pt_imod(int a, int d) {
   if (d == -1) return 0;
   return a - pt_idiv(a, d) * d;
 }
-/* Exponent >= 0 (checked by the caller); wraps. */
+/* Wraps; a negative exponent truncates as PyTorch's powi does (1 for base 1, +-1 by parity
+ * for base -1, else 0), as ew_ops.h does on the CPU. */
 int pt_ipow(int base, int e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) != 0 ? -1 : 1) : 0;
   uint result = 1u, square = uint(base);
   for (uint x = uint(e); x != 0u; x >>= 1) {
     if ((x & 1u) != 0u) result *= square;
@@ -146,6 +148,7 @@ int pt_ipow(int base, int e) {
   return int(result);
 }
 int64_t pt_ipow(int64_t base, int64_t e) {
+  if (e < 0l) return base == 1l ? 1l : base == -1l ? ((e & 1l) != 0l ? -1l : 1l) : 0l;
   uint64_t result = 1ul, square = uint64_t(base);
   for (uint64_t x = uint64_t(e); x != 0ul; x >>= 1) {
     if ((x & 1ul) != 0ul) result *= square;
@@ -370,7 +373,6 @@ function parseBytecode(words: Int32Array, views: number): Parsed {
         ints = true;
       } else if (op === 54) {
         math ||= isFloat;
-        if (!isFloat) body.push(`if (${y} < ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_POW, @i, 0l, 0l); return; }`);
         expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
         ints ||= !isFloat;
       } else if (op === 55) {

@@ -1,7 +1,8 @@
 /**
  * gather, scatter, index_put / index_get, nonzero and masked_select (index.c on the CPU;
  * the structure is cuda/index.ts's). Reads run as ELEMENT launches; writes that may
- * collide (scatter, index_put) as SERIAL launches where invocation 0 walks in row-major
+ * collide (scatter, index_put) as SERIAL launches that go 256 elements at a time: the group
+ * finds each element's source and destination, then invocation 0 writes them in row-major
  * order, so the last writer wins and float accumulation has one order. In error mode every
  * index is checked (by the whole group) before the first write, so a failed scatter or
  * index_put leaves its output untouched; the first bad index in row-major order is the one
@@ -32,13 +33,26 @@ void pt_combine(uint64_t db, int ddt, int64_t di, uint64_t sb, int sdt, int64_t 
   }
 }
 
+/* One chunk's writes: element offsets of destination and source, filled by the group. */
+shared int64_t pt_dst[PT_BLOCK];
+shared int64_t pt_src[PT_BLOCK];
+#define PT_WRITE_UNROLL 4
+
+/* Invocation 0 combines the chunk's first m pairs in order, 4 a loop pass: with one a pass,
+ * llvmpipe would end its loops (preamble.ts) after about 60k writes; with 4, a launch writes
+ * 200k there, and each doubling of the unroll costs seconds more of llvmpipe's compile time. */
+void pt_write_chunk(uint64_t db, int ddt, uint64_t sb, int sdt, int m, int reduce) {
+  for (int j0 = 0; j0 < m; j0 += PT_WRITE_UNROLL) [[unroll]] for (int u = 0; u < PT_WRITE_UNROLL; u++)
+    if (j0 + u < m) pt_combine(db, ddt, pt_dst[j0 + u], sb, sdt, pt_src[j0 + u], reduce);
+}
+
 /* The smallest of the group's values (every invocation gets it); PT_I64_MAX for none. */
 shared int64_t pt_mins[PT_BLOCK];
 int64_t pt_group_min(int64_t v) {
   const int tid = int(gl_LocalInvocationID.x);
   pt_mins[tid] = v;
   barrier();
-  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
+  [[unroll]] for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
     if (tid < w) pt_mins[tid] = min(pt_mins[tid], pt_mins[tid + w]);
     barrier();
   }
@@ -107,11 +121,16 @@ void main() {
       return;
     }
   }
-  if (tid != 0l) return;
-  for (int64_t i = 0; i < n; i++) {
-    const int64_t k = pt_norm_index(pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode);
-    pt_combine(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, ost) + k * astride, src.b, src.dt,
-               src.off + pt_offset_of(i, rank, shape, src.st), reduce);
+  for (int64_t c0 = 0; c0 < n; c0 += PT_BLOCK) {
+    const int64_t i = c0 + tid;
+    if (i < n) {
+      const int64_t k = pt_norm_index(pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode);
+      pt_dst[int(tid)] = vout.off + pt_offset_of(i, rank, shape, ost) + k * astride;
+      pt_src[int(tid)] = src.off + pt_offset_of(i, rank, shape, src.st);
+    }
+    barrier();
+    if (tid == 0l) pt_write_chunk(vout.b, vout.dt, src.b, src.dt, int(min(n - c0, int64_t(PT_BLOCK))), reduce);
+    barrier(); /* invocation 0 has read the offsets before the next chunk's replace them */
   }
 }
 `;
@@ -193,15 +212,19 @@ void main() {
       }
     }
   }
-  if (tid != 0l) return;
-  for (int64_t b = 0; b < j.nb && j.nr > 0l; b++) {
-    int64_t base, unused;
-    pt_ip_base(j, b, base, unused); /* every index was checked (or clamps, or wraps) */
-    base += j.vout.off;
-    const int64_t vb = j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st);
-    for (int64_t r = 0; r < j.nr; r++)
-      pt_combine(j.vout.b, j.vout.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
-                 vb + pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.acc);
+  const int64_t total = j.nb * j.nr;
+  for (int64_t c0 = 0; c0 < total; c0 += PT_BLOCK) {
+    const int64_t e = c0 + tid;
+    if (e < total) {
+      const int64_t b = e / j.nr, r = e - b * j.nr;
+      int64_t base, unused;
+      pt_ip_base(j, b, base, unused); /* every index was checked (or clamps, or wraps) */
+      pt_dst[int(tid)] = j.vout.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest);
+      pt_src[int(tid)] = j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) + pt_offset_of(r, j.rrank, j.rshape, j.vrest);
+    }
+    barrier();
+    if (tid == 0l) pt_write_chunk(j.vout.b, j.vout.dt, j.vals.b, j.vals.dt, int(min(total - c0, int64_t(PT_BLOCK))), j.acc);
+    barrier(); /* invocation 0 has read the offsets before the next chunk's replace them */
   }
 }
 `;
@@ -236,7 +259,7 @@ int64_t pt_group_count(pt_view t, int64_t n, int rank, int64_t shape[PT_MAX_RANK
     if (pt_is_nonzero(t.b, t.dt, t.off + pt_offset_of(i, rank, shape, t.st))) c++;
   cnt[tid] = c;
   barrier();
-  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
+  [[unroll]] for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
     if (tid < w) cnt[tid] += cnt[tid + w];
     barrier();
   }
@@ -250,7 +273,7 @@ int pt_group_scan(int f, out int total) {
   const int tid = int(gl_LocalInvocationID.x);
   scan_sh[tid] = f;
   barrier();
-  for (int s = 1; s < PT_BLOCK; s <<= 1) {
+  [[unroll]] for (int s = 1; s < PT_BLOCK; s <<= 1) { /* runs per 256 elements: llvmpipe counts loop passes (preamble.ts) */
     const int t = tid >= s ? scan_sh[tid - s] : 0;
     barrier();
     scan_sh[tid] += t;

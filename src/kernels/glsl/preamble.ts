@@ -15,10 +15,17 @@
  * division and sqrt are the driver's (correctly rounded on the drivers checked, not
  * required by Vulkan). f32 subnormals are kept where the driver defines
  * PT_VK_DENORM_PRESERVE_F32 (the CPU backend keeps them).
+ *
+ * Loops: llvmpipe (lavapipe, the CI's Vulkan) ends every loop of an invocation once that
+ * invocation has made 65535 loop passes in all (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS, counted
+ * per SIMD vector of invocations over every loop it meets, a loop none of its lanes runs
+ * included), and the kernel then carries on with wrong values and no error. So helpers
+ * that run per element have no loops, and work that one invocation does in order (scan's
+ * chain, the ordered writes of scatter and index_put) is unrolled.
  */
 
 /** Error codes, as params.h defines them (kernels report through the error block). */
-export const KERR = { INDEX: 1, INT_DIV: 2, INT_POW: 3, COUNT: 4 } as const;
+export const KERR = { INDEX: 1, INT_DIV: 2, COUNT: 4 } as const;
 
 const HEADER = String.raw`#version 460
 /* polytensor GLSL program (src/kernels/glsl.ts); contract: native/src/backends/vulkan/params.h */
@@ -56,7 +63,6 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Pt
 
 #define PT_KERR_INDEX 1u
 #define PT_KERR_INT_DIV 2u
-#define PT_KERR_INT_POW 3u
 #define PT_KERR_COUNT 4u
 `;
 
@@ -148,10 +154,9 @@ float pt_f16_to_f32(uint h) {
   if (ex == 0x1fu) bits = sign | 0x7f800000u | (man << 13);
   else if (ex != 0u) bits = sign | ((ex + 112u) << 23) | (man << 13);
   else if (man == 0u) bits = sign;
-  else { /* subnormal: normalise */
-    int e = -1;
-    do { man <<= 1; e++; } while ((man & 0x400u) == 0u);
-    bits = sign | (uint(112 - e) << 23) | ((man & 0x3ffu) << 13);
+  else { /* subnormal: normalise, shifting the top bit to bit 10 */
+    const int s = 10 - findMSB(man);
+    bits = sign | (uint(113 - s) << 23) | (((man << s) & 0x3ffu) << 13);
   }
   return uintBitsToFloat(bits);
 }

@@ -260,7 +260,8 @@ void pt_mm_tile64(pt_view A, pt_view B, pt_view C, int mode, int64_t ao, int64_t
 
 /* matmul [brank, bshape x8, M, N, K, A VIEW (batch strides), a row stride, a col stride,
  *         B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride];
- * dispatch (ceil(N/TM), ceil(M/TM), min(batch, 65535)), TM = M > 64 && N > 64 ? 128 : 64. */
+ * dispatch (min(ceil(N/TM), 65535), min(ceil(M/TM), 65535), min(batch, 65535)),
+ * TM = M > 64 && N > 64 ? 128 : 64; a group takes every gl_NumWorkGroups-th tile and batch. */
 void main() {
   const int brank = int(PT_P.a[0]);
   int64_t bshape[PT_MAX_RANK];
@@ -270,11 +271,13 @@ void main() {
   const int64_t ars = PT_A(23), acs = PT_A(24), brs = PT_A(36), bcs = PT_A(37), crs = PT_A(49), ccs = PT_A(50);
   const int dt = A.dt;
   const int mode = dt == PT_F32 && B.dt == PT_F32 ? 0 : dt == PT_I32 ? 2 : dt == PT_I64 ? 3 : 1;
-  const int64_t TM = M > 64l && N > 64l ? 128l : 64l;
-  const int64_t row0 = int64_t(gl_WorkGroupID.y) * TM, col0 = int64_t(gl_WorkGroupID.x) * TM;
+  const int64_t TM = M > 64l && N > 64l ? 128l : 64l, tilesM = (M + TM - 1l) / TM, tilesN = (N + TM - 1l) / TM;
   /* f32 operand loads: along the unit-stride dim (A: k, else m; B: n, else k) */
   const int amode = acs == 1l || ars != 1l ? 0 : 1, bmode = bcs == 1l || brs != 1l ? 0 : 1;
-  for (int64_t e = int64_t(gl_WorkGroupID.z); e < batch; e += int64_t(gl_NumWorkGroups.z)) {
+  for (int64_t e = int64_t(gl_WorkGroupID.z); e < batch; e += int64_t(gl_NumWorkGroups.z))
+  for (int64_t ty = int64_t(gl_WorkGroupID.y); ty < tilesM; ty += int64_t(gl_NumWorkGroups.y))
+  for (int64_t tx = int64_t(gl_WorkGroupID.x); tx < tilesN; tx += int64_t(gl_NumWorkGroups.x)) {
+    const int64_t row0 = ty * TM, col0 = tx * TM;
     const int64_t ao = A.off + pt_offset_of(e, brank, bshape, A.st);
     const int64_t bo = B.off + pt_offset_of(e, brank, bshape, B.st);
     const int64_t co = C.off + pt_offset_of(e, brank, bshape, C.st);

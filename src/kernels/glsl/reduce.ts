@@ -616,8 +616,12 @@ void main() {
  * scan: the row moves through shared memory 256 positions at a time (all invocations load
  * and store, converting), and invocation 0 runs the dependent chain over each chunk in
  * order, so the result is the CPU's sequential double (or wrapping int64) accumulation.
+ * The chain runs 16 steps a loop pass: with one a pass, llvmpipe would end invocation 0's
+ * loops (preamble.ts) on rows past 64k; with 16, rows of up to 800k scan there (a whole
+ * chunk unrolled takes llvmpipe many seconds to compile).
  */
 export const SCAN = String.raw`
+#define PT_SCAN_UNROLL 16
 shared double bf[PT_BLOCK];
 shared uint64_t bu[PT_BLOCK];
 /* scan [op, orank, oshape x8, n, IN VIEW (outer strides), in axis stride,
@@ -644,8 +648,17 @@ void main() {
       barrier();
       if (tid == 0) {
         const int m = n - k0 < int64_t(PT_BLOCK) ? int(n - k0) : PT_BLOCK;
-        if (fl) for (int j = 0; j < m; j++) { accf = op != 0 ? pt_mul(accf, bf[j]) : pt_add(accf, bf[j]); bf[j] = accf; }
-        else for (int j = 0; j < m; j++) { accu = op != 0 ? accu * bu[j] : accu + bu[j]; bu[j] = accu; }
+        if (fl) {
+          for (int j0 = 0; j0 < m; j0 += PT_SCAN_UNROLL) [[unroll]] for (int u = 0; u < PT_SCAN_UNROLL; u++) {
+            const int j = j0 + u;
+            if (j < m) { accf = op != 0 ? pt_mul(accf, bf[j]) : pt_add(accf, bf[j]); bf[j] = accf; }
+          }
+        } else {
+          for (int j0 = 0; j0 < m; j0 += PT_SCAN_UNROLL) [[unroll]] for (int u = 0; u < PT_SCAN_UNROLL; u++) {
+            const int j = j0 + u;
+            if (j < m) { accu = op != 0 ? accu * bu[j] : accu + bu[j]; bu[j] = accu; }
+          }
+        }
       }
       barrier();
       if (k < n) {

@@ -11,6 +11,8 @@
  *     positions, and each step reads and swaps them through `coherent` references, with a
  *     buffer memory barrier between steps. Keys are then taken from VALS, so this path
  *     sorts by the values as stored in VALS' dtype (the front end gives VALS the input's).
+ *     Each loop pass of an invocation runs 8 comparators: with one a pass, llvmpipe would
+ *     end its loops (preamble.ts) on rows past 2^17; with 8, rows of up to 2^20 sort there.
  *
  * Keys are sort.c's: an unsigned integer whose order is the wanted order. Floats flip
  * their sign bit (all bits when negative), -0.0 ties with 0.0, every NaN becomes one quiet
@@ -25,6 +27,7 @@ layout(buffer_reference, std430, buffer_reference_align = 2) coherent buffer PtC
 layout(buffer_reference, std430, buffer_reference_align = 1) coherent buffer PtC8 { uint8_t v; };
 
 #define PT_SORT_SHARED 2048
+#define PT_SORT_UNROLL 8
 shared uint64_t skey[PT_SORT_SHARED];
 shared uint sidx[PT_SORT_SHARED];
 
@@ -136,9 +139,10 @@ void main() {
     barrier();
     for (int64_t k = 2; k <= np; k <<= 1) {
       for (int64_t j = k >> 1; j > 0; j >>= 1) {
-        for (int64_t t = tid; t < np / 2; t += PT_BLOCK) {
+        for (int64_t t0 = tid; t0 < np / 2; t0 += PT_SORT_UNROLL * PT_BLOCK) [[unroll]] for (int u = 0; u < PT_SORT_UNROLL; u++) {
+          const int64_t t = t0 + int64_t(u * PT_BLOCK);
           const int64_t i = (t / j) * 2l * j + t % j, p = j == k >> 1 ? (i ^ (k - 1l)) : i + j;
-          if (p >= n) continue; /* a padded slot: larger than every real pair already */
+          if (t >= np / 2 || p >= n) continue; /* past the step, or a padded slot (larger than every real pair already) */
           const uint64_t bi = pt_cbits(vals.b, vsz, vo + i * va), bp = pt_cbits(vals.b, vsz, vo + p * va);
           const int64_t ii = int64_t(pt_cbits(idx.b, 8, xo + i * ia)), ip = int64_t(pt_cbits(idx.b, 8, xo + p * ia));
           if (pt_before(pt_key_of(bp, vals.dt, desc), ip, pt_key_of(bi, vals.dt, desc), ii)) {

@@ -142,7 +142,6 @@ function binary(op: number, x: string, y: string, ct: number, body: string[]): s
   if (op === 54) {
     if (ct === F32) return `pt_pow(${x}, ${y})`;
     if (ct === F64) return `pt_df_of(pt_pow(${x}.hi, ${y}.hi))`;
-    body.push(`if (${y} < 0) { pt_fail(err, PT_KERR_INT_POW, @i, 0, 0); @ret }`);
     return `pt_ipow(${x}, ${y})`;
   }
   if (op === 55) {

@@ -132,8 +132,10 @@ inline long pt_imod(long a, long d) {
   if (r != 0 && ((r < 0) != (d < 0))) r += d;
   return r;
 }
-/* Exponent >= 0 (checked by the caller); wraps. */
+/* Wraps; a negative exponent truncates as PyTorch's powi does (1 for base 1, +-1 by parity
+ * for base -1, else 0), as ew_ops.h does on the CPU. */
 inline int pt_ipow(int base, int e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) != 0 ? -1 : 1) : 0;
   uint result = 1u, square = (uint)base;
   for (uint x = (uint)e; x != 0u; x >>= 1) {
     if (x & 1u) result *= square;
@@ -142,6 +144,7 @@ inline int pt_ipow(int base, int e) {
   return (int)result;
 }
 inline long pt_ipow(long base, long e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) != 0 ? -1 : 1) : 0;
   ulong result = 1ul, square = (ulong)base;
   for (ulong x = (ulong)e; x != 0ul; x >>= 1) {
     if (x & 1ul) result *= square;

@@ -37,7 +37,6 @@ typedef struct {
 
 #define PT_KERR_INDEX 1   /* details: index value, axis, axis size */
 #define PT_KERR_INT_DIV 2 /* details: element, 0 division / 1 modulo */
-#define PT_KERR_INT_POW 3 /* details: element (integer power, negative exponent) */
 #define PT_KERR_COUNT 4   /* nonzero/masked_select: count differs; details: expected, found */
 `;
 

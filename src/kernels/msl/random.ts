@@ -83,7 +83,8 @@ export const MATMUL = String.raw`
 
 /* matmul [brank, bshape x8, M, N, K, A VIEW (batch strides), a row stride, a col stride,
  *         B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride];
- * groups (ceil(N/64), ceil(M/64), min(batch, 65535)). */
+ * groups (min(ceil(N/64), 65535), min(ceil(M/64), 65535), min(batch, 65535)); a group
+ * takes every groups-th tile column, tile row and batch. */
 ${KERNEL_HEAD}
   threadgroup long ta[PT_MM_T * PT_MM_K]; /* A slice [row][k] */
   threadgroup long tb[PT_MM_K * PT_MM_T]; /* B slice [k][col] */
@@ -97,9 +98,12 @@ ${KERNEL_HEAD}
   const long ars = PT_A(23), acs = PT_A(24), brs = PT_A(36), bcs = PT_A(37), crs = PT_A(49), ccs = PT_A(50);
   const int dt = A.dt;
   const bool fl = pt_is_float(dt);
-  const long row0 = (long)group.y * PT_MM_T, col0 = (long)group.x * PT_MM_T;
+  const long tilesM = (M + PT_MM_T - 1) / PT_MM_T, tilesN = (N + PT_MM_T - 1) / PT_MM_T;
   const uint tr = lid / 16u, tc = lid % 16u;
-  for (long e = group.z; e < batch; e += groups.z) {
+  for (long e = group.z; e < batch; e += groups.z)
+  for (long ty = group.y; ty < tilesM; ty += groups.y)
+  for (long tx = group.x; tx < tilesN; tx += groups.x) {
+    const long row0 = ty * PT_MM_T, col0 = tx * PT_MM_T;
     const long ao = A.off + pt_offset_of(e, brank, bshape, A.st);
     const long bo = Bv.off + pt_offset_of(e, brank, bshape, Bv.st);
     const long co = C.off + pt_offset_of(e, brank, bshape, C.st);

@@ -208,16 +208,19 @@ static int64_t ew_exec_block(const ew_run *run, ew_thread *t, int64_t start, int
   return -1;
 }
 
-/* Fills the thread's once-per-thread blocks (constants, broadcast inputs) for n elements. */
+/* Fills the thread's once-per-thread blocks (constants, broadcast inputs) for n elements.
+ * A broadcast input is one value read n times with stride 0, not a walk over the run's
+ * shape: n can pass the run's numel (ewreduce's blocks are sized for BLK values however
+ * short the expression), and a walk has nothing left to step over there. */
 static void ew_fill_hoisted(const ew_run *run, ew_thread *t, int64_t n) {
   const cpu_ew_program *p = run->p;
-  int64_t zero_idx[PT_MAX_RANK] = {0};
   for (int i = 0; i < p->ninstr - 1; i++) {
     const ew_instr *in = &p->ins[i];
     if (!in->once || !ew_hoisted(run, in)) continue;
     void *dst = t->blocks + (size_t)in->block * t->block_bytes;
+    const ew_view *v = &run->views[in->a + 1];
     if (in->kind == EW_K_CONST) ew_fill_const(in->ctype, n, run->consts[in->a], dst);
-    else ew_transfer(run, &run->views[in->a + 1], zero_idx, n, in->ctype, dst, 0);
+    else ew_move_rows(run, v, v->offset, 1, 0, n, 0, in->ctype, dst, 0);
   }
 }
 
@@ -391,8 +394,7 @@ int cpu_ew_run(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, const 
   int64_t failed_at = atomic_load(&run->failed_at);
   if (atomic_load(&run->out_of_memory)) return pt_error(PT_EOOM, "ew: out of memory for register blocks");
   if (failed_at == INT64_MAX) return 0;
-  static const char *const why[4] = {"", "integer division by zero", "integer modulo by zero",
-                                     "integer power with a negative exponent"};
+  static const char *const why[3] = {"", "integer division by zero", "integer modulo by zero"};
   return pt_error(PT_EKERNEL, "ew: %s at element %lld", why[failed_at % 4], (long long)(failed_at / 4));
 }
 
@@ -459,7 +461,6 @@ const void *cpu_ew_values_at(const cpu_ew_values *v, cpu_ew_thread *t, int64_t s
 }
 
 int cpu_ew_failure(int64_t failed) {
-  static const char *const why[4] = {"", "integer division by zero", "integer modulo by zero",
-                                     "integer power with a negative exponent"};
+  static const char *const why[3] = {"", "integer division by zero", "integer modulo by zero"};
   return pt_error(PT_EKERNEL, "ewreduce: %s at element %lld", why[failed % 4], (long long)(failed / 4));
 }

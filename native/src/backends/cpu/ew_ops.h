@@ -13,8 +13,8 @@
 #include "view.h"
 #include "ew_program.h"
 
-/* Integer division and modulo by zero, and a negative integer exponent. */
-enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2, EW_FAIL_NEG_POW = 3 };
+/* Integer division and modulo by zero. */
+enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2 };
 
 #define EW_MAP(out, expr) for (int64_t k = 0; k < n; k++) (out)[k] = (expr)
 /* Both operands are read before choosing: `c ? x[k] : z[k]` would read conditionally,
@@ -134,7 +134,10 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2, EW_FAIL_NEG_POW = 
     default: break; /* float-only ops are rejected when the program is compiled */         \
     }                                                                                       \
   }                                                                                         \
+  /* A negative exponent truncates as PyTorch's powi does: 1 for base 1, +-1 by parity for  \
+   * base -1, 0 for every other base (0 included), so integer pow never fails. */           \
   static inline T ew_ipow_##SUFFIX(T base, T exponent) {                                    \
+    if (exponent < 0) return base == 1 ? 1 : base == -1 ? ((exponent & 1) ? -1 : 1) : 0;    \
     U result = 1, square = (U)base;                                                         \
     for (U e = (U)exponent; e; e >>= 1) {                                                   \
       if (e & 1) result *= square;                                                          \
@@ -176,13 +179,7 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2, EW_FAIL_NEG_POW = 
       y[k] = r;                                                                             \
     }                                                                                       \
     break;                                                                                  \
-  case EW_POW:                                                                              \
-    for (int64_t k = 0; k < n; k++) {                                                       \
-      T e = (ZK);                                                                           \
-      if (e < 0) return k;                                                                  \
-      y[k] = ew_ipow_##SUFFIX(XK, e);                                                       \
-    }                                                                                       \
-    break;                                                                                  \
+  case EW_POW: EW_MAP(y, ew_ipow_##SUFFIX(XK, ZK)); break;                                 \
   case EW_MAX: EW_SELECT(y, T, XK, ZK, a_ > b_); break;                                     \
   case EW_MIN: EW_SELECT(y, T, XK, ZK, a_ < b_); break;                                     \
   EW_COMPARE_CASES(XK, ZK, flag)                                                            \
@@ -197,7 +194,7 @@ EW_DEFINE_INT_OPS(int64_t, uint64_t, i64)
 
 /* Which failure a failing integer op reports. */
 static inline int ew_failure_of(int op) {
-  return op == EW_DIV ? EW_FAIL_DIV_ZERO : op == EW_MOD ? EW_FAIL_MOD_ZERO : EW_FAIL_NEG_POW;
+  return op == EW_DIV ? EW_FAIL_DIV_ZERO : EW_FAIL_MOD_ZERO;
 }
 
 static void ew_unary(int ctype, int op, int64_t n, const void *x, void *out) {

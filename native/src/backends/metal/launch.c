@@ -124,7 +124,7 @@ int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int n
   MTLSize groups = {1, 1, 1};
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch == 0 || mm.M == 0 || mm.N == 0) return PT_OK;
-    groups = (MTLSize){(NSUInteger)((mm.N + 63) / 64), (NSUInteger)((mm.M + 63) / 64), cap(mm.batch, 65535)};
+    groups = (MTLSize){cap((mm.N + 63) / 64, 65535), cap((mm.M + 63) / 64, 65535), cap(mm.batch, 65535)};
   } else if (work <= 0) {
     return PT_OK; /* nothing to do: nothing is recorded */
   } else if (pt_program_kind_shape(p->kind) == PT_SHAPE_ELEMENT) {

@@ -28,7 +28,8 @@
  *   ELEMENT: (min(ceil(work/256), 65535), 1, 1), grid-stride loop over elements;
  *   ROW: (min(rows, 65535), 1, 1), a group per row, cooperating through threadgroup memory;
  *   SERIAL: (1, 1, 1);
- *   matmul: (ceil(N/64), ceil(M/64), min(batch, 65535)), one 64x64 tile of C per group.
+ *   matmul: (min(ceil(N/64), 65535), min(ceil(M/64), 65535), min(batch, 65535)), 64x64 tiles
+ *     of C, a group taking every groups-th one in each dimension (and every groups.z-th batch).
  */
 #ifndef PT_MTL_PARAMS_H
 #define PT_MTL_PARAMS_H
@@ -54,7 +55,6 @@ typedef struct {
 
 #define PT_KERR_INDEX 1   /* details: index value, axis, axis size */
 #define PT_KERR_INT_DIV 2 /* details: element, 0 division / 1 modulo */
-#define PT_KERR_INT_POW 3 /* details: element (integer power, negative exponent) */
 #define PT_KERR_COUNT 4   /* nonzero/masked_select: count differs; details: expected, found */
 
 #endif

@@ -29,9 +29,11 @@
  *   ROW (reduce, scan, sort): (min(rows, 65535), 1, 1); group g owns rows g, g + gl_NumWorkGroups.x, ...
  *     and its 256 invocations cooperate on one row through shared memory.
  *   SERIAL (scatter, index_put, nonzero, masked_select): (1, 1, 1); row-major write order.
- *   matmul: (ceil(N/T), ceil(M/T), min(batch, 65535)) with T = 128 when M > 64 and N > 64, else
- *     T = 64: a group computes one TxT tile of C for batches z, z + gl_NumWorkGroups.z, ...
- *     (there is no vendor BLAS); the shader applies the same rule to M and N.
+ *   matmul: (min(ceil(N/T), 65535), min(ceil(M/T), 65535), min(batch, 65535)) with T = 128
+ *     when M > 64 and N > 64, else T = 64: a group computes the TxT tiles of C at tile
+ *     columns x, x + gl_NumWorkGroups.x, ... and rows y, y + gl_NumWorkGroups.y, ... for
+ *     batches z, z + gl_NumWorkGroups.z, ... (there is no vendor BLAS); the shader applies
+ *     the same rule to M and N.
  * A launch with no work records nothing.
  *
  * Device requirements, checked at activation (a device lacking one is listed, and opening
@@ -62,7 +64,6 @@ typedef struct {
 /* Error codes written to the error block by kernels (0 = none); the same as CUDA's. */
 #define PT_KERR_INDEX 1   /* details: index value, axis, axis size */
 #define PT_KERR_INT_DIV 2 /* details: element, 0 division / 1 modulo */
-#define PT_KERR_INT_POW 3 /* details: element (integer power, negative exponent) */
 #define PT_KERR_COUNT 4   /* nonzero/masked_select: count differs; details: expected, found */
 
 #endif

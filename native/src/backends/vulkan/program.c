@@ -272,10 +272,13 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
   uint32_t gx = 1, gy = 1, gz = 1;
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch <= 0 || mm.M <= 0 || mm.N <= 0) return PT_OK;
-    /* params.h: 128x128 tiles when both M and N exceed 64, else 64x64 (the shader's rule) */
+    /* params.h: 128x128 tiles when both M and N exceed 64, else 64x64 (the shader's rule);
+     * each dimension within 65535 groups, Vulkan's least maxComputeWorkGroupCount (the
+     * shader strides over the tiles and batches left over) */
     const int64_t tile = mm.M > 64 && mm.N > 64 ? 128 : 64;
-    gx = (uint32_t)((mm.N + tile - 1) / tile);
-    gy = (uint32_t)((mm.M + tile - 1) / tile);
+    const int64_t tx = (mm.N + tile - 1) / tile, ty = (mm.M + tile - 1) / tile;
+    gx = (uint32_t)(tx < 65535 ? tx : 65535);
+    gy = (uint32_t)(ty < 65535 ? ty : 65535);
     gz = (uint32_t)(mm.batch < 65535 ? mm.batch : 65535);
   } else {
     if (work <= 0) return PT_OK; /* no work: nothing is recorded */
