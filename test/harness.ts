@@ -82,3 +82,19 @@ export function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Philox4x32-10 of counter (c, 0, 0, 0) under key (k0, k1), as in Random123. */
+export function philox(counter: bigint, k0: number, k1: number): number[] {
+  const M0 = 0xd2511f53n, M1 = 0xcd9e8d57n, mask = 0xffffffffn;
+  let c = [counter & mask, counter >> 32n, 0n, 0n];
+  let a = BigInt(k0), b = BigInt(k1);
+  for (let r = 0; r < 10; r++) {
+    if (r > 0) {
+      a = (a + 0x9e3779b9n) & mask;
+      b = (b + 0xbb67ae85n) & mask;
+    }
+    const p0 = M0 * c[0], p1 = M1 * c[2];
+    c = [((p1 >> 32n) ^ c[1] ^ a) & mask, p1 & mask, ((p0 >> 32n) ^ c[3] ^ b) & mask, p0 & mask];
+  }
+  return c.map(Number);
+}

@@ -7,7 +7,7 @@
  * Runs on the default device (PT_DEVICE).
  */
 import * as pt from "../mod.ts";
-import { assert, assertClose, env, rng, test } from "./harness.ts";
+import { assert, assertClose, env, philox, rng, test } from "./harness.ts";
 
 const dev = pt.defaultDevice();
 const N = 70000;
@@ -241,22 +241,6 @@ test("nonzero and maskedSelect of 70000 elements and of [66000, 2] keep row-majo
     same(nums(sel), picked, `maskedSelect of [${shape}]`);
   }
 });
-
-/** Philox4x32-10 of counter (c, 0, 0, 0) under key (k0, k1), as in Random123 (random.test.ts). */
-function philox(counter: bigint, k0: number, k1: number): number[] {
-  const M0 = 0xd2511f53n, M1 = 0xcd9e8d57n, mask = 0xffffffffn;
-  let c = [counter & mask, counter >> 32n, 0n, 0n];
-  let a = BigInt(k0), b = BigInt(k1);
-  for (let r = 0; r < 10; r++) {
-    if (r > 0) {
-      a = (a + 0x9e3779b9n) & mask;
-      b = (b + 0xbb67ae85n) & mask;
-    }
-    const p0 = M0 * c[0], p1 = M1 * c[2];
-    c = [((p1 >> 32n) ^ c[1] ^ a) & mask, p1 & mask, ((p0 >> 32n) ^ c[3] ^ b) & mask, p0 & mask];
-  }
-  return c.map(Number);
-}
 
 test("rand of 1.1M elements draws counter i for element i past one pass of the launch grid", () => {
   pt.manualSeed(0x1234_5678_9abc_def0n);

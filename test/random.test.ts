@@ -1,25 +1,9 @@
 /** rand, randn, randint and the process generator (seed, offset) over Philox4x32-10. */
 import * as pt from "../mod.ts";
 import { getOffset, setOffset } from "../src/tensor/random.ts";
-import { assert, assertTensorError, test } from "./harness.ts";
+import { assert, assertTensorError, philox, test } from "./harness.ts";
 
 const nums = (t: pt.Tensor): number[] => Array.from(t.toArray() as ArrayLike<number | bigint>, Number);
-
-/** Philox4x32-10 of counter (c, 0, 0, 0) under key (k0, k1), as in Random123. */
-function philox(counter: bigint, k0: number, k1: number): number[] {
-  const M0 = 0xd2511f53n, M1 = 0xcd9e8d57n, mask = 0xffffffffn;
-  let c = [counter & mask, counter >> 32n, 0n, 0n];
-  let a = BigInt(k0), b = BigInt(k1);
-  for (let r = 0; r < 10; r++) {
-    if (r > 0) {
-      a = (a + 0x9e3779b9n) & mask;
-      b = (b + 0xbb67ae85n) & mask;
-    }
-    const p0 = M0 * c[0], p1 = M1 * c[2];
-    c = [((p1 >> 32n) ^ c[1] ^ a) & mask, p1 & mask, ((p0 >> 32n) ^ c[3] ^ b) & mask, p0 & mask];
-  }
-  return c.map(Number);
-}
 
 function stats(x: number[]): { mean: number; std: number; min: number; max: number } {
   const mean = x.reduce((s, v) => s + v, 0) / x.length;
