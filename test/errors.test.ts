@@ -430,3 +430,23 @@ test("bad fill values, like-functions, eye sizes, fromBuffer lengths and tensor(
   using z = pt.zeros([4]), idx = i64([9]);
   bad(() => z.scatterAdd(0, idx, 1), /^scatterAdd: /, /index 9/);
 });
+
+test("a kernel's failure names the function called and what was wrong, not the shim call or the kernel that saw it", () => {
+  using x = pt.zeros([3, 2]), i5 = pt.tensor([5n]), i7 = pt.tensor([[0n, 7n]]), n = pt.tensor([1, 2], { dtype: "int32" });
+  const cases: [() => unknown, RegExp][] = [
+    [() => x.indexSelect(0, i5).toArray(), /^indexSelect: index 5 is out of range for axis 0 of size 3 \(on \w+:\d+\)$/],
+    [() => x.gather(1, i7).toArray(), /^gather: index 7 is out of range for axis 1 of size 2 \(on \w+:\d+\)$/],
+    [() => n.mod(0).toArray(), /^mod: integer modulo by zero at element 0 \(on \w+:\d+\)$/],
+  ];
+  for (const [f, p] of cases) {
+    let msg = "";
+    try {
+      f();
+    } catch (e) {
+      assert.ok(e instanceof pt.TensorError, String(e));
+      msg = e.message;
+    }
+    assert.match(msg, p);
+    assert.doesNotMatch(msg, /pt_\w+|device \d/, "no shim call or device number in the user's message");
+  }
+});

@@ -1,5 +1,7 @@
 /** TensorError: every failure a user can cause or meet comes out as one of these. */
-const PT_ELOST = -8;
+const PT_ELOST = -8, PT_EKERNEL = -6;
+/** How the shim prefixes a kernel's report: the call that saw it, the device, the kernel (and the Vulkan device's name). */
+const KERNEL_PREFIX = /^pt_\w+ on (\w+) device (\d+): \w+(?: on \w+ \((?:[^()]|\([^()]*\))*\))?: /;
 let lostHook: (() => void) | null = null;
 
 /** device.ts: called whenever a failure says a device's context was lost (PT_ELOST). */
@@ -23,6 +25,10 @@ export class TensorError extends Error {
   readonly status: number;
   constructor(op: OpName, message: string, status = 0) {
     const name = opName(op);
+    if (status === PT_EKERNEL) { // say what was wrong in the user's terms, not which shim call and kernel saw it
+      const m = KERNEL_PREFIX.exec(message);
+      if (m !== null) message = `${message.slice(m[0].length)} (on ${m[1]}:${m[2]})`;
+    }
     super(`${name}: ${message}`);
     this.name = "TensorError";
     this.op = name;
