@@ -5,6 +5,7 @@
 # The suite runs on the default device: PT_DEVICE=cuda runs it on CUDA, and PT_REQUIRE=cuda
 # makes a missing CUDA a failure instead of a fallback.
 # PT_ALSO_DEVICES="vulkan" adds a second pass of everything on that device (CI runs it on lavapipe).
+# PT_CHECK_COUNTS=1 (CI) fails a pass in which Deno and Bun ran different numbers of tests.
 # Files named *.isolated.test.ts run in a process of their own: they drive the raw C ABI
 # (closing devices behind the TypeScript layer's back), which would disturb other files.
 source "$(dirname "$0")/env.sh"
@@ -19,8 +20,14 @@ done
 log=$(mktemp -d)
 passed=0 failed=0
 
+# Tests each runtime ran in each device pass ("deno:" and "bun:" for the CPU, "deno:vulkan-" ...),
+# compared at the end when PT_CHECK_COUNTS=1: a runtime that ran fewer tests than the other lost some.
+declare -A ran=()
+pass_tag=""
+
 # count RUNNER LOGFILE RC: adds the runner's pass/fail counts to the totals. A runner that
-# exits non-zero without reporting a failure (a crash) counts as one failure.
+# exits non-zero without reporting a failure (a crash) counts as one failure, and so does one
+# that printed no summary at all (a test that called process.exit(0), say), whatever its status.
 count() {
   local p f
   if [ "$1" = deno ]; then
@@ -30,8 +37,13 @@ count() {
     p=$(grep -E '^ *[0-9]+ pass$' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
     f=$(grep -E '^ *[0-9]+ fail$' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
   fi
+  if [ -z "$p" ] && [ -z "$f" ]; then
+    echo "$1 $(basename "$2" .txt): no summary line: the runner ended before reporting (exit $3)" >&2
+    f=1
+  fi
   p=${p:-0} f=${f:-0}
   [ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  ran["$1:$pass_tag"]=$((${ran["$1:$pass_tag"]:-0} + p + f))
   echo "$1 $(basename "$2" .txt): $p passed, $f failed" >&2
   passed=$((passed + p)) failed=$((failed + f))
 }
@@ -53,6 +65,7 @@ run() { # run RUNNER NAME FILES...
 
 # PT_RUNTIMES="bun" (or "deno") limits the runs, e.g. where only one runtime exists.
 suite() { # suite TAG: every file under each runtime
+  pass_tag=$1
   for runner in ${PT_RUNTIMES:-deno bun}; do
     [ ${#shared[@]} -gt 0 ] && run "$runner" "$runner-$1suite" "${shared[@]}"
     for f in "${isolated[@]}"; do run "$runner" "$runner-$1$(basename "$f" .test.ts)" "$f"; done
@@ -67,5 +80,18 @@ for dev in ${PT_ALSO_DEVICES:-}; do
   suite "$dev-"
 done
 rm -rf "$log"
+if [ "${PT_CHECK_COUNTS:-0}" = 1 ]; then
+  declare -A tags=()
+  for key in "${!ran[@]}"; do tags["x${key#*:}"]=1; done
+  for t in "${!tags[@]}"; do
+    tag=${t#x}
+    d=${ran["deno:$tag"]:-0} b=${ran["bun:$tag"]:-0}
+    echo "counts: the ${tag:-cpu-}pass ran $d tests under Deno and $b under Bun" >&2
+    if [ "$d" -ne "$b" ] || [ "$d" -eq 0 ]; then
+      echo "counts: each runtime must run the whole suite" >&2
+      failed=$((failed + 1))
+    fi
+  done
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -23,6 +23,26 @@ test("compareBackends finds no difference when every op agrees", () => {
   assert.ok(r.ops >= 6, `traced ${r.ops} ops`);
 });
 
+test("compareBackends runs fn on both devices, whose results match values worked out by hand", () => {
+  const results: number[][] = [];
+  const r = pt.compareBackends(
+    (d) => {
+      using x = pt.tensor([[3, -1, 2], [0.5, 4, -2]], { device: d });
+      using y = x.mul(2).add(1); // [[7, -1, 5], [2, 9, -3]]
+      using s = y.sort(1).values; // [[-1, 5, 7], [-3, 2, 9]]
+      using w = pt.ones([3, 2], { device: d });
+      using m = s.matmul(w); // row sums: [[11, 11], [8, 8]]
+      using z = m.sum(0);
+      results.push(Array.from(z.toArray() as Float32Array));
+    },
+    "cpu",
+    other,
+  );
+  assert.equal(r.firstDifference, null, r.firstDifference?.message ?? "");
+  assert.deepEqual(results, [[19, 19], [19, 19]], "each device's run gives 19, 19");
+  assert.ok(r.ops >= 5, `traced ${r.ops} ops`);
+});
+
 test("compareBackends names the first op whose outputs differ, and where", () => {
   let run = 0; // the second run adds 0.5 in its fifth op
   const r = pt.compareBackends((d) => pipeline(d, run++ === 0 ? 0 : 0.5), "cpu", "cpu");

@@ -168,13 +168,26 @@ test("scalars are weak: int tensor + int stays int, + float becomes float32", ()
   assert.equal(f.dtype, "int64");
 });
 
-test("type promotion follows PyTorch's table", () => {
-  assert.equal(pt.promoteTypes("int32", "float16"), "float16");
-  assert.equal(pt.promoteTypes("uint8", "int32"), "int32");
-  assert.equal(pt.promoteTypes("bool", "uint8"), "uint8");
-  assert.equal(pt.promoteTypes("float16", "bfloat16"), "float32");
-  assert.equal(pt.promoteTypes("int64", "float32"), "float32");
-  assert.equal(pt.promoteTypes("float32", "float64"), "float64");
+test("type promotion of every pair of the 8 dtypes follows PyTorch's table (torch.promote_types)", () => {
+  // Written out from torch.promote_types(row, column); the table is symmetric, and checked both ways.
+  const order = ["float32", "float16", "bfloat16", "float64", "int32", "int64", "uint8", "bool"] as const;
+  const table: Record<(typeof order)[number], readonly string[]> = {
+    //        float32    float16    bfloat16   float64    int32      int64      uint8      bool
+    float32: ["float32", "float32", "float32", "float64", "float32", "float32", "float32", "float32"],
+    float16: ["float32", "float16", "float32", "float64", "float16", "float16", "float16", "float16"],
+    bfloat16: ["float32", "float32", "bfloat16", "float64", "bfloat16", "bfloat16", "bfloat16", "bfloat16"],
+    float64: ["float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64"],
+    int32: ["float32", "float16", "bfloat16", "float64", "int32", "int64", "int32", "int32"],
+    int64: ["float32", "float16", "bfloat16", "float64", "int64", "int64", "int64", "int64"],
+    uint8: ["float32", "float16", "bfloat16", "float64", "int32", "int64", "uint8", "uint8"],
+    bool: ["float32", "float16", "bfloat16", "float64", "int32", "int64", "uint8", "bool"],
+  };
+  for (const a of order) {
+    order.forEach((b, j) => {
+      assert.equal(table[b][order.indexOf(a)], table[a][j], `the table itself is symmetric at ${a}, ${b}`);
+      assert.equal(pt.promoteTypes(a, b), table[a][j], `promoteTypes(${a}, ${b})`);
+    });
+  }
 });
 
 test("clamp, where, lerp and maskedFill", () => {

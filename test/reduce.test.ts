@@ -219,3 +219,188 @@ test("mean, var and std of integer and bool tensors are a TensorError naming the
     assertClose([m.item()], [2 / 3]);
   }
 });
+
+// ---- integer and bool reductions against plain JS loops (BigInt; int64 wraps as two's complement) ----
+
+type IntDType = "int32" | "int64" | "uint8" | "bool";
+/** A row-major array of exact values held as bigints, with its shape: the JS side of the comparison. */
+interface Ref {
+  shape: number[];
+  data: bigint[];
+}
+
+const stridesOf = (shape: readonly number[]) => {
+  const s = new Array<number>(shape.length);
+  for (let i = shape.length - 1, acc = 1; i >= 0; i--) (s[i] = acc), (acc *= shape[i]);
+  return s;
+};
+const numelOf = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
+/** Calls f with every index of shape, in row-major order. */
+function eachIndex(shape: readonly number[], f: (idx: number[]) => void): void {
+  const n = numelOf(shape), idx = new Array<number>(shape.length).fill(0);
+  for (let k = 0; k < n; k++) {
+    f(idx);
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+function refPermute(a: Ref, perm: number[]): Ref {
+  const st = stridesOf(a.shape), shape = perm.map((p) => a.shape[p]), data: bigint[] = [];
+  eachIndex(shape, (idx) => data.push(a.data[idx.reduce((o, v, d) => o + v * st[perm[d]], 0)]));
+  return { shape, data };
+}
+function refSlice(a: Ref, axis: number, start: number, step: number): Ref {
+  const st = stridesOf(a.shape), shape = [...a.shape], data: bigint[] = [];
+  shape[axis] = Math.ceil((a.shape[axis] - start) / step);
+  eachIndex(shape, (idx) => data.push(a.data[idx.reduce((o, v, d) => o + (d === axis ? start + v * step : v) * st[d], 0)]));
+  return { shape, data };
+}
+/** Reduces every line of a along axis (all elements when axis is undefined) with f. */
+function refReduce(a: Ref, axis: number | undefined, keepdim: boolean, f: (xs: bigint[]) => bigint): Ref {
+  if (axis === undefined) return { shape: keepdim ? a.shape.map(() => 1) : [], data: [f(a.data)] };
+  const st = stridesOf(a.shape), out = [...a.shape];
+  out[axis] = 1;
+  const data: bigint[] = [];
+  eachIndex(out, (idx) => {
+    const base = idx.reduce((o, v, d) => o + v * st[d], 0);
+    data.push(f(Array.from({ length: a.shape[axis] }, (_, k) => a.data[base + k * st[axis]])));
+  });
+  return { shape: keepdim ? out : a.shape.filter((_, d) => d !== axis), data };
+}
+/** A running reduction along axis: same shape as a. */
+function refScan(a: Ref, axis: number, f: (acc: bigint, x: bigint) => bigint): Ref {
+  const st = stridesOf(a.shape), data = [...a.data], line = [...a.shape];
+  line[axis] = 1;
+  eachIndex(line, (idx) => {
+    const base = idx.reduce((o, v, d) => o + v * st[d], 0);
+    for (let k = 1; k < a.shape[axis]; k++) {
+      const p = base + k * st[axis];
+      data[p] = f(data[p - st[axis]], data[p]);
+    }
+  });
+  return { shape: a.shape, data };
+}
+
+const wrap64 = (v: bigint) => BigInt.asIntN(64, v);
+const firstIndexOf = (better: (a: bigint, b: bigint) => boolean) => (xs: bigint[]) => {
+  let bi = 0;
+  for (let i = 1; i < xs.length; i++) if (better(xs[i], xs[bi])) bi = i;
+  return BigInt(bi);
+};
+/** What each reduction gives in PyTorch: its JS loop, and its dtype (sum and prod of every integer dtype and bool are int64). */
+const INT_REDUCTIONS: {
+  name: string;
+  f: (xs: bigint[]) => bigint;
+  dtype: (d: IntDType) => string;
+  run: (t: pt.Tensor, axis: number | undefined, keep: boolean) => pt.Tensor;
+}[] = [
+  { name: "sum", f: (xs) => xs.reduce((a, b) => wrap64(a + b), 0n), dtype: () => "int64", run: (t, a, k) => t.sum(a, k) },
+  { name: "prod", f: (xs) => xs.reduce((a, b) => wrap64(a * b), 1n), dtype: () => "int64", run: (t, a, k) => t.prod(a, k) },
+  { name: "max", f: (xs) => xs.reduce((a, b) => (b > a ? b : a)), dtype: (d) => d, run: (t, a, k) => t.max(a, k) },
+  { name: "min", f: (xs) => xs.reduce((a, b) => (b < a ? b : a)), dtype: (d) => d, run: (t, a, k) => t.min(a, k) },
+  { name: "argmax", f: firstIndexOf((a, b) => a > b), dtype: () => "int64", run: (t, a, k) => t.argmax(a, k) },
+  { name: "argmin", f: firstIndexOf((a, b) => a < b), dtype: () => "int64", run: (t, a, k) => t.argmin(a, k) },
+];
+
+const I32_MAX = 2147483647n, I32_MIN = -2147483648n, I64_MAX = 2n ** 63n - 1n, I64_MIN = -(2n ** 63n);
+/** Values with many ties, negatives where the dtype has them, and about one in eight at or next to the dtype's limits. */
+function intData(dtype: IntDType, n: number, seed: number): bigint[] {
+  const r = rng(seed);
+  const small: bigint[] =
+    { int32: [-3n, -2n, -1n, 1n, 2n, 3n, 0n], int64: [-3n, -2n, -1n, 1n, 2n, 3n, 0n], uint8: [1n, 2n, 3n, 4n, 0n], bool: [0n, 1n] }[dtype];
+  const limits: bigint[] = {
+    int32: [I32_MAX, I32_MIN, I32_MAX - 1n, I32_MIN + 1n],
+    int64: [I64_MAX, I64_MIN, I64_MAX - 1n, I64_MIN + 1n, 2n ** 40n + 3n],
+    uint8: [255n, 254n, 128n],
+    bool: [1n],
+  }[dtype];
+  return Array.from({ length: n }, () => (r() < 0.125 ? pick(r, limits) : pick(r, small)));
+}
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+function intTensor(dtype: IntDType, data: bigint[], shape: number[]): pt.Tensor {
+  const host = dtype === "int64"
+    ? BigInt64Array.from(data)
+    : dtype === "int32"
+    ? Int32Array.from(data, Number)
+    : Uint8Array.from(data, Number);
+  using flat = dtype === "bool" ? pt.tensor(Array.from(data, (v) => v !== 0n)) : pt.tensor(host, { dtype });
+  assert.equal(flat.dtype, dtype);
+  return flat.reshape(shape);
+}
+/** A tensor's values as exact bigints, in row-major order (bool as 0n/1n). */
+function exact(t: pt.Tensor): bigint[] {
+  return Array.from(t.toArray() as ArrayLike<number | bigint>, (v) => BigInt(v));
+}
+
+/** Each input layout: the tensor's view and the same view of the JS values. */
+const LAYOUTS: { name: string; view: (t: pt.Tensor) => pt.Tensor; ref: (a: Ref) => Ref }[] = [
+  { name: "contiguous", view: (t) => t.view(t.shape), ref: (a) => a },
+  { name: "transposed", view: (t) => t.permute([...t.shape.keys()].reverse()), ref: (a) => refPermute(a, [...a.shape.keys()].reverse()) },
+  { name: "sliced every 2nd from 1 on axis 0", view: (t) => t.slice(0, 1, undefined, 2), ref: (a) => refSlice(a, 0, 1, 2) },
+];
+const INT_SHAPES = [[7, 13], [3, 5, 11]];
+const INT_DTYPES: IntDType[] = ["int32", "int64", "uint8", "bool"];
+
+/** Every reduction of every dtype, shape, layout and axis (and all axes), with and without keepdim, against the JS loops. */
+function checkIntReductions(prepare: (t: pt.Tensor) => pt.Tensor, mode: string): void {
+  let seed = 100;
+  for (const dtype of INT_DTYPES) {
+    for (const shape of INT_SHAPES) {
+      const base: Ref = { shape, data: intData(dtype, numelOf(shape), seed++) };
+      using t = intTensor(dtype, base.data, shape);
+      for (const layout of LAYOUTS) {
+        using v = layout.view(t);
+        using x = prepare(v);
+        const ref = layout.ref(base);
+        assert.deepEqual(x.shape, ref.shape);
+        for (const axis of [...shape.keys(), undefined]) {
+          for (const keepdim of layout.name === "contiguous" ? [false, true] : [false]) {
+            for (const red of INT_REDUCTIONS) {
+              const what = `${mode} ${red.name}(${axis}, keepdim ${keepdim}) of ${dtype} ${layout.name} [${ref.shape}]`;
+              using got = red.run(x, axis, keepdim);
+              const want = refReduce(ref, axis, keepdim, red.f);
+              assert.equal(got.dtype, red.dtype(dtype), what);
+              assert.deepEqual(got.shape, want.shape, what);
+              assert.deepEqual(exact(got), want.data, what);
+            }
+          }
+          if (axis === undefined) continue;
+          using cs = x.cumsum(axis), cp = x.cumprod(axis);
+          const what = `${mode} of ${dtype} ${layout.name} [${ref.shape}] along ${axis}`;
+          assert.equal(cs.dtype, "int64", `cumsum ${what}`);
+          assert.equal(cp.dtype, "int64", `cumprod ${what}`);
+          assert.deepEqual(exact(cs), refScan(ref, axis, (a, b) => wrap64(a + b)).data, `cumsum ${what}`);
+          assert.deepEqual(exact(cp), refScan(ref, axis, (a, b) => wrap64(a * b)).data, `cumprod ${what}`);
+        }
+      }
+    }
+  }
+}
+
+test("integer and bool sum, prod, max, min, argmax, argmin, cumsum, cumprod over each axis match JS loops, eagerly", () => {
+  pt.eager(() => checkIntReductions((t) => t.view(t.shape), "eager"));
+});
+
+test("integer and bool reductions of a deferred expression (x + 0, or x | false for bool) match JS loops", () => {
+  checkIntReductions((t) => {
+    const y = t.dtype === "bool" ? pt.logicalOr(t, false) : t.add(0);
+    assert.equal(y.dtype, t.dtype);
+    if (pt.lazyEnabled()) assert.ok(y.isDeferred, `${t.dtype} x + 0 is deferred, so its reductions take the fused path`);
+    return y;
+  }, "lazy");
+});
+
+test("int32 max, min, argmax and argmin of [1, 5, 3, -2, 4] are 5, -2, 1 and 3, stored and deferred", () => {
+  using x = pt.tensor([1, 5, 3, -2, 4], { dtype: "int32" });
+  using d = x.mul(1);
+  for (const [what, t] of [["stored", x], ["deferred", d]] as const) {
+    assert.equal(t.max().item(), 5, `${what} max`);
+    assert.equal(t.min().item(), -2, `${what} min`);
+    assert.equal(t.argmax().item(), 1n, `${what} argmax`);
+    assert.equal(t.argmin().item(), 3n, `${what} argmin`);
+    assert.deepEqual(t.reshape(1, 5).max(1).toList(), [5], `${what} max along axis 1`);
+    assert.deepEqual(t.reshape(5, 1).max(0).toList(), [5], `${what} max along axis 0`);
+  }
+});
