@@ -18,7 +18,7 @@ for f in "${files[@]}"; do
   case "$f" in *.isolated.test.ts) isolated+=("$f") ;; *) shared+=("$f") ;; esac
 done
 log=$(mktemp -d)
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 
 # Tests each runtime ran in each device pass ("deno:" and "bun:" for the CPU, "deno:vulkan-" ...),
 # compared at the end when PT_CHECK_COUNTS=1: a runtime that ran fewer tests than the other lost some.
@@ -29,22 +29,25 @@ pass_tag=""
 # exits non-zero without reporting a failure (a crash) counts as one failure, and so does one
 # that printed no summary at all (a test that called process.exit(0), say), whatever its status.
 count() {
-  local p f
+  local p f s
   if [ "$1" = deno ]; then
     p=$(grep -Eo '[0-9]+ passed' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
     f=$(grep -Eo '[0-9]+ failed' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
+    s=$(grep -Eo '[0-9]+ ignored' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
   else
     p=$(grep -E '^ *[0-9]+ pass$' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
     f=$(grep -E '^ *[0-9]+ fail$' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
+    s=$(grep -E '^ *[0-9]+ skip$' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
   fi
   if [ -z "$p" ] && [ -z "$f" ]; then
     echo "$1 $(basename "$2" .txt): no summary line: the runner ended before reporting (exit $3)" >&2
     f=1
   fi
-  p=${p:-0} f=${f:-0}
+  p=${p:-0} f=${f:-0} s=${s:-0}
   [ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  ran["$1:$pass_tag"]=$((${ran["$1:$pass_tag"]:-0} + p + f))
-  echo "$1 $(basename "$2" .txt): $p passed, $f failed" >&2
+  ran["$1:$pass_tag"]=$((${ran["$1:$pass_tag"]:-0} + p + f + s))
+  skipped=$((skipped + s))
+  echo "$1 $(basename "$2" .txt): $p passed, $f failed, $s skipped" >&2
   passed=$((passed + p)) failed=$((failed + f))
 }
 
@@ -93,5 +96,8 @@ if [ "${PT_CHECK_COUNTS:-0}" = 1 ]; then
     fi
   done
 fi
+# Skips (harness.ts skip: a test that cannot run here) are counted apart; the last line stays
+# "N passed, N failed", the form CI reads.
+echo "$skipped skipped (the reasons are printed as \"skip: <test>: <reason>\")"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -144,3 +144,19 @@ test("work sent to another queue while a step records is an error", () => {
   using step = pt.capture((x: pt.Tensor) => pt.withQueue(q, () => pt.eager(() => x.add(1))));
   assertTensorError(() => step(a), /another queue/);
 });
+
+test("a step's own intermediates are disposed once it is recorded; its results and inputs stay", () => {
+  using x = randomTensor(11, [16]);
+  let made: pt.Tensor | null = null;
+  using step = pt.capture((t: pt.Tensor) => {
+    made = t.mul(2).materialize(); // a real buffer in either mode
+    return made.add(1);
+  });
+  using y = step(x);
+  assert.ok(made!.disposed, "the intermediate was disposed after recording");
+  assert.ok(!y.disposed && !x.disposed);
+  const r = rng(11), want = Array.from({ length: 16 }, () => Math.fround(Math.fround(Math.fround(r() * 4 - 2) * 2) + 1));
+  assert.deepEqual(values(y), want);
+  using y2 = step(x); // the replay still writes through the recorded intermediate's buffer
+  assert.deepEqual(values(y2), want);
+});

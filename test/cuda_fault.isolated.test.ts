@@ -10,7 +10,7 @@ import * as pt from "../mod.ts";
 import { native } from "../src/runtime/native.ts";
 import { ArgBlock } from "../src/kernels/block.ts";
 import { PARAMS } from "../src/kernels/cuda.ts";
-import { assert, test } from "./harness.ts";
+import { assert, testUnless } from "./harness.ts";
 
 const PT_ELOST = -8;
 
@@ -31,44 +31,44 @@ function errorOf(fn: () => unknown): pt.TensorError {
   assert.fail("expected a TensorError, but the call succeeded");
 }
 
-test("a kernel fault is reported at the next wait; the dead context's handles are rejected and the next use rebuilds it or says why it cannot", () => {
-  const dev = pt.defaultDevice();
-  if (dev.backend !== "cuda") {
-    console.log(`skipped: the default device is ${dev.id}, not CUDA (PT_DEVICE=cuda runs this)`);
-    return;
-  }
-  const before = pt.tensor([1, 2, 3]);
-  assert.deepEqual(Array.from(before.toArray() as Float32Array), [1, 2, 3]);
+const dev = pt.defaultDevice();
+testUnless(
+  dev.backend === "cuda" ? null : `the default device is ${dev.id}, not CUDA (PT_DEVICE=cuda runs this)`,
+  "a kernel fault is reported at the next wait; the dead context's handles are rejected and the next use rebuilds it or says why it cannot",
+  () => {
+    const before = pt.tensor([1, 2, 3]);
+    assert.deepEqual(Array.from(before.toArray() as Float32Array), [1, 2, 3]);
 
-  const program = dev.program("ew", new TextEncoder().encode(`${FAULT}\0`), "test:cuda_fault", 2);
-  using scratch = pt.zeros([4]);
-  const block = new ArgBlock();
-  block.push(1).pad8([4], 1).push(2).view(scratch).view(scratch).push(0);
-  const args = block.finish();
-  const launched = native.pt_launch(dev.queue, program, args, args.length);
+    const program = dev.program("ew", new TextEncoder().encode(`${FAULT}\0`), "test:cuda_fault", 2);
+    using scratch = pt.zeros([4]);
+    const block = new ArgBlock();
+    block.push(1).pad8([4], 1).push(2).view(scratch).view(scratch).push(0);
+    const args = block.finish();
+    const launched = native.pt_launch(dev.queue, program, args, args.length);
 
-  const fault = launched < 0 ? null : errorOf(() => dev.sync());
-  if (fault) {
-    assert.equal(fault.status, PT_ELOST, `the fault's status: ${fault.message}`);
-    assert.match(fault.message, /ILLEGAL_ADDRESS|illegal address/i);
-    assert.match(fault.message, /lost/);
-  } else assert.equal(launched, PT_ELOST, "a launch that already saw the fault reports the lost context");
+    const fault = launched < 0 ? null : errorOf(() => dev.sync());
+    if (fault) {
+      assert.equal(fault.status, PT_ELOST, `the fault's status: ${fault.message}`);
+      assert.match(fault.message, /ILLEGAL_ADDRESS|illegal address/i);
+      assert.match(fault.message, /lost/);
+    } else assert.equal(launched, PT_ELOST, "a launch that already saw the fault reports the lost context");
 
-  // The next use closes the dead context and opens a new one where CUDA allows it.
-  let after: number[] | undefined, refused: pt.TensorError | undefined;
-  try {
-    using x = pt.tensor([1, 2]);
-    using y = x.add(1);
-    after = Array.from(y.toArray() as Float32Array);
-  } catch (e) {
-    assert.ok(e instanceof pt.TensorError, `a refused rebuild is a TensorError, got ${e}`);
-    refused = e;
-  }
-  if (after) assert.deepEqual(after, [2, 3], "work on the rebuilt context is right");
-  else assert.match(refused!.message, /restart the process/, "a refused rebuild says what to do");
-  console.log(after ? "the context was rebuilt" : `the rebuild was refused: ${refused!.message}`);
+    // The next use closes the dead context and opens a new one where CUDA allows it.
+    let after: number[] | undefined, refused: pt.TensorError | undefined;
+    try {
+      using x = pt.tensor([1, 2]);
+      using y = x.add(1);
+      after = Array.from(y.toArray() as Float32Array);
+    } catch (e) {
+      assert.ok(e instanceof pt.TensorError, `a refused rebuild is a TensorError, got ${e}`);
+      refused = e;
+    }
+    if (after) assert.deepEqual(after, [2, 3], "work on the rebuilt context is right");
+    else assert.match(refused!.message, /restart the process/, "a refused rebuild says what to do");
+    console.log(after ? "the context was rebuilt" : `the rebuild was refused: ${refused!.message}`);
 
-  const stale = errorOf(() => before.toArray());
-  assert.match(stale.message, /from before its context was lost to a fault/, stale.message);
-  before.dispose(); // releasing a handle of the dead context is a no-op, not a crash
-});
+    const stale = errorOf(() => before.toArray());
+    assert.match(stale.message, /from before its context was lost to a fault/, stale.message);
+    before.dispose(); // releasing a handle of the dead context is a no-op, not a crash
+  },
+);

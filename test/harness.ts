@@ -11,18 +11,39 @@ interface Registrar {
 }
 
 const g = globalThis as Record<string, unknown>;
-let register: Registrar;
+let register: Registrar, registerSkipped: Registrar;
 if (g.Bun !== undefined) {
   const spec = "bun:test"; // a non-literal specifier keeps Deno's checker away from Bun's module
-  const bunTest = await import(spec) as { test: (name: string, fn: TestFn, timeout?: number) => void };
+  type BunTest = (name: string, fn: TestFn, timeout?: number) => void;
+  const bunTest = await import(spec) as { test: BunTest & { skip: BunTest } };
   register = (name, fn) => bunTest.test(name, fn, 120_000);
+  registerSkipped = (name, fn) => bunTest.test.skip(name, fn);
 } else {
-  const deno = g.Deno as { test(opts: { name: string; fn: TestFn; sanitizeResources: boolean; sanitizeOps: boolean }): void };
+  const deno = g.Deno as {
+    test(opts: { name: string; fn: TestFn; ignore?: boolean; sanitizeResources: boolean; sanitizeOps: boolean }): void;
+  };
   register = (name, fn) => deno.test({ name, fn, sanitizeResources: false, sanitizeOps: false });
+  registerSkipped = (name, fn) => deno.test({ name, fn, ignore: true, sanitizeResources: false, sanitizeOps: false });
 }
 
 export function test(name: string, fn: TestFn): void {
   register(name, fn);
+}
+
+/**
+ * A test that cannot run here, with the reason: Deno reports it ignored and Bun skipped, so
+ * it counts as neither passed nor failed (scripts/test.sh totals the skips), and the reason
+ * is printed once.
+ */
+export function skip(name: string, reason: string): void {
+  console.log(`skip: ${name}: ${reason}`);
+  registerSkipped(name, () => {});
+}
+
+/** test(name, fn), or skip(name, reason) when `reason` is a string: the condition that stops it here. */
+export function testUnless(reason: string | null, name: string, fn: TestFn): void {
+  if (reason === null) test(name, fn);
+  else skip(name, reason);
 }
 
 /** The runtime's environment variable, or undefined. */

@@ -14,9 +14,11 @@ import { check, native } from "../src/runtime/native.ts";
 import { ArgBlock } from "../src/kernels/block.ts";
 import { encodeBytecode, type Expr } from "../src/kernels/ir.ts";
 import { rendererFor } from "../src/kernels/launch.ts";
-import { assert, assertClose, assertTensorError, env, rng, test } from "./harness.ts";
+import { assert, assertClose, assertTensorError, env, rng, test, testUnless } from "./harness.ts";
 
 const dev = pt.defaultDevice();
+/** Why the tests of lazy mode's own behaviour cannot run in this process, or null. */
+const LAZY_OFF = pt.lazyEnabled() ? null : "lazy mode is off (PT_LAZY=0)";
 const hasF64 = dev.info.float64;
 /** Each random program compiles a few kernels: cheap for the CPU's bytecode, ~0.1 s each through a GPU compiler. */
 const PROGRAMS = Number(env("PT_LAZY_PROGRAMS") ?? (dev.info.language === "bytecode" ? 150 : 24));
@@ -257,11 +259,10 @@ test("random expression programs and reductions of them give the same bits lazil
   }
 });
 
-test("a chain of elementwise ops stays deferred until read, then runs once", () => {
+testUnless(LAZY_OFF, "a chain of elementwise ops stays deferred until read, then runs once", () => {
   using x = pt.tensor([1, 2, 3, 4]);
   const before = pt.liveBytes();
   using y = x.add(1).mul(2).sub(3);
-  if (!pt.lazyEnabled()) return;
   assert.ok(y.isDeferred, "the result is deferred");
   assert.equal(pt.liveBytes(), before, "a deferred result holds no memory of its own");
   assert.deepEqual(values(y), [1, 3, 5, 7]);
@@ -269,8 +270,7 @@ test("a chain of elementwise ops stays deferred until read, then runs once", () 
   assert.equal(pt.liveBytes(), before + 16, "one output buffer, no intermediates");
 });
 
-test("a chain too long for one kernel is split where it reaches the node and depth limits, with eager's values", () => {
-  if (!pt.lazyEnabled()) return;
+testUnless(LAZY_OFF, "a chain too long for one kernel is split where it reaches the node and depth limits, with eager's values", () => {
   using x = pt.tensor([0.5, 1.5, -2, 3]);
   const chain = () => {
     let y = x.add(0);
@@ -321,8 +321,7 @@ function treeSize(e: Expr): { nodes: number; depth: number } {
   }
 }
 
-test("a chain's recorded size is its expression's, with and without casts of the input", () => {
-  if (!pt.lazyEnabled()) return;
+testUnless(LAZY_OFF, "a chain's recorded size is its expression's, with and without casts of the input", () => {
   using f = pt.tensor([0.5, 1.5, -2, 3]);
   using i = pt.tensor([1, 2, 3, 4], { dtype: "int32" });
   const chains: [string, () => pt.Tensor][] = [
@@ -340,8 +339,7 @@ test("a chain's recorded size is its expression's, with and without casts of the
   }
 });
 
-test("aliases of one deferred result share one materialization", () => {
-  if (!pt.lazyEnabled()) return;
+testUnless(LAZY_OFF, "aliases of one deferred result share one materialization", () => {
   using src = pt.rand([1000]);
   const before = pt.liveBytes();
   const d = src.add(1).mul(2).sub(3);
@@ -358,8 +356,7 @@ test("aliases of one deferred result share one materialization", () => {
   assert.equal(pt.liveBytes(), before);
 });
 
-test("disposing the first materialized alias leaves a deferred sibling valid", () => {
-  if (!pt.lazyEnabled()) return;
+testUnless(LAZY_OFF, "disposing the first materialized alias leaves a deferred sibling valid", () => {
   using src = pt.tensor([1, 2, 3]);
   const before = pt.liveBytes();
   const d = src.mul(10);
@@ -388,8 +385,7 @@ test("inputs of a deferred result may be disposed before it runs", () => {
   c.dispose();
 });
 
-test("views of a deferred result fuse: permute then contiguous runs one kernel", () => {
-  if (!pt.lazyEnabled()) return;
+testUnless(LAZY_OFF, "views of a deferred result fuse: permute then contiguous runs one kernel", () => {
   using x = pt.arange(6).reshape(2, 3);
   const before = pt.liveBytes();
   using y = x.mul(2).add(1).cast("uint8");
@@ -425,19 +421,22 @@ test("float16 and uint8 intermediates round and wrap as they do eagerly", () => 
   sameBits(lazy, eager, "u8 wrap and f16 rounding");
 });
 
-test("a deferred result from before its device closed names the fused ops when used", () => {
-  if (!pt.lazyEnabled() || dev.backend !== pt.device("cpu").backend) return;
-  const x = pt.tensor([1, 2]);
-  const y = x.add(1).mul(3);
-  // Two chains joined, then a chain step: each operand's ops in order, then the join's, then the step's.
-  const z = x.add(1).mul(3).add(x.sub(2)).clamp(0, 5);
-  dev.close();
-  assertTensorError(() => y.toArray(), /add, mul \(fused\)/, /closed/);
-  assertTensorError(() => z.toArray(), /add, mul, sub, add, clamp \(fused\)/, /closed/);
-  y.dispose();
-  z.dispose();
-  x.dispose();
-});
+testUnless(
+  LAZY_OFF ?? (dev.backend !== pt.device("cpu").backend ? `it closes the CPU device; the default device is ${dev.id}` : null),
+  "a deferred result from before its device closed names the fused ops when used",
+  () => {
+    const x = pt.tensor([1, 2]);
+    const y = x.add(1).mul(3);
+    // Two chains joined, then a chain step: each operand's ops in order, then the join's, then the step's.
+    const z = x.add(1).mul(3).add(x.sub(2)).clamp(0, 5);
+    dev.close();
+    assertTensorError(() => y.toArray(), /add, mul \(fused\)/, /closed/);
+    assertTensorError(() => z.toArray(), /add, mul, sub, add, clamp \(fused\)/, /closed/);
+    y.dispose();
+    z.dispose();
+    x.dispose();
+  },
+);
 
 test("an integer modulo by zero still fails at the op in lazy mode", () => {
   using a = pt.tensor([1, 2], { dtype: "int32" });
@@ -486,59 +485,62 @@ function entryHeader(bytes: Uint8Array) {
   return { n, abi: v.getInt32(32, true), kind: v.getInt32(36, true), views: v.getInt32(40, true), bufs: v.getInt32(44, true) };
 }
 
-test("a disk cache entry built for another layout, or truncated, is named on stderr, recompiled and rewritten", () => {
-  if (dev.info.language === "bytecode") return; // the CPU interprets its bytecode: no compiled images, nothing on disk
-  const cacheDir = mkdtempSync(join(tmpdir(), "pt-layout-cache-"));
-  try {
-    // A fused 2-input elementwise program (3 views) and a reduction.
-    const code = "using a = pt.tensor([1, 2, 3, 4]), b = pt.tensor([0.5, 0.25, 2, -1]);\n" +
-      "using c = a.add(b).mul(3);\nconsole.log(`result=${JSON.stringify(Array.from(c.toArray() as Float32Array))} sum=${a.sum().item()}`);";
-    const want = "result=[4.5,6.75,15,9] sum=10";
-    const run = (what: string) => {
-      const r = child(code, { PT_CACHE_DIR: cacheDir });
-      assert.equal(r.status, 0, `${what}: the child failed:\n${r.stdout}${r.stderr}`);
-      assert.ok(r.stdout.includes(want), `${what}: wrong result:\n${r.stdout}${r.stderr}`);
-      return r.stderr;
-    };
-    assert.equal(run("first run").match(/polytensor: cached program/g), null, "an empty cache has nothing to reject");
-    const entries = readdirSync(cacheDir).map((name) => ({ name, bytes: readFileSync(join(cacheDir, name)) }))
-      .map((e) => ({ ...e, head: entryHeader(e.bytes) }))
-      .filter((e) => e.head !== null && e.head.kind >= 0);
-    if (entries.length === 0 && dev.info.language === "msl") return; // Metal keeps no compiled images on disk
-    const ew = entries.find((e) => e.head!.kind === 0 && e.head!.views === 3);
-    const reduce = entries.find((e) => e.head!.kind === 1);
-    assert.ok(ew && reduce, `cache entries of ${dev.id}: ${JSON.stringify(entries.map((e) => [e.name, e.head]))}`);
-    assert.equal(ew.head!.bufs, 3);
-    assert.equal(ew.head!.n, ew.bytes.length - 48);
+testUnless(
+  dev.info.language === "bytecode" ? "the CPU interprets its bytecode: no compiled images on disk" : null,
+  "a disk cache entry built for another layout, or truncated, is named on stderr, recompiled and rewritten",
+  () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "pt-layout-cache-"));
+    try {
+      // A fused 2-input elementwise program (3 views) and a reduction.
+      const code = "using a = pt.tensor([1, 2, 3, 4]), b = pt.tensor([0.5, 0.25, 2, -1]);\n" +
+        "using c = a.add(b).mul(3);\nconsole.log(`result=${JSON.stringify(Array.from(c.toArray() as Float32Array))} sum=${a.sum().item()}`);";
+      const want = "result=[4.5,6.75,15,9] sum=10";
+      const run = (what: string) => {
+        const r = child(code, { PT_CACHE_DIR: cacheDir });
+        assert.equal(r.status, 0, `${what}: the child failed:\n${r.stdout}${r.stderr}`);
+        assert.ok(r.stdout.includes(want), `${what}: wrong result:\n${r.stdout}${r.stderr}`);
+        return r.stderr;
+      };
+      assert.equal(run("first run").match(/polytensor: cached program/g), null, "an empty cache has nothing to reject");
+      const entries = readdirSync(cacheDir).map((name) => ({ name, bytes: readFileSync(join(cacheDir, name)) }))
+        .map((e) => ({ ...e, head: entryHeader(e.bytes) }))
+        .filter((e) => e.head !== null && e.head.kind >= 0);
+      if (entries.length === 0 && dev.info.language === "msl") return; // Metal keeps no compiled images on disk
+      const ew = entries.find((e) => e.head!.kind === 0 && e.head!.views === 3);
+      const reduce = entries.find((e) => e.head!.kind === 1);
+      assert.ok(ew && reduce, `cache entries of ${dev.id}: ${JSON.stringify(entries.map((e) => [e.name, e.head]))}`);
+      assert.equal(ew.head!.bufs, 3);
+      assert.equal(ew.head!.n, ew.bytes.length - 48);
 
-    // The ew entry now claims 3 inputs (4 views); the reduce entry loses its tail.
-    const altered = Uint8Array.from(ew.bytes);
-    new DataView(altered.buffer).setInt32(40, 4, true);
-    new DataView(altered.buffer).setInt32(44, 4, true);
-    writeFileSync(join(cacheDir, ew.name), altered);
-    writeFileSync(join(cacheDir, reduce.name), reduce.bytes.subarray(0, 100));
+      // The ew entry now claims 3 inputs (4 views); the reduce entry loses its tail.
+      const altered = Uint8Array.from(ew.bytes);
+      new DataView(altered.buffer).setInt32(40, 4, true);
+      new DataView(altered.buffer).setInt32(44, 4, true);
+      writeFileSync(join(cacheDir, ew.name), altered);
+      writeFileSync(join(cacheDir, reduce.name), reduce.bytes.subarray(0, 100));
 
-    const stderr = run("run on the damaged cache");
-    const layoutLine = new RegExp(
-      `polytensor: cached program \\S*${ew.name} was built for layout ew \\(3 inputs \\+ output = 4 views, up to 4 buffers; ` +
-        `block ABI ${ew.head!.abi}\\), the request needs ew \\(2 inputs \\+ output = 3 views, up to 3 buffers; block ABI ` +
-        `${ew.head!.abi}\\); recompiling`,
-      "g",
-    );
-    assert.equal(stderr.match(layoutLine)?.length, 1, `one layout diagnostic for ${ew.name}:\n${stderr}`);
-    const truncLine = new RegExp(`polytensor: cached program \\S*${reduce.name} is truncated; recompiling`, "g");
-    assert.equal(stderr.match(truncLine)?.length, 1, `one diagnostic for the truncated ${reduce.name}:\n${stderr}`);
+      const stderr = run("run on the damaged cache");
+      const layoutLine = new RegExp(
+        `polytensor: cached program \\S*${ew.name} was built for layout ew \\(3 inputs \\+ output = 4 views, up to 4 buffers; ` +
+          `block ABI ${ew.head!.abi}\\), the request needs ew \\(2 inputs \\+ output = 3 views, up to 3 buffers; block ABI ` +
+          `${ew.head!.abi}\\); recompiling`,
+        "g",
+      );
+      assert.equal(stderr.match(layoutLine)?.length, 1, `one layout diagnostic for ${ew.name}:\n${stderr}`);
+      const truncLine = new RegExp(`polytensor: cached program \\S*${reduce.name} is truncated; recompiling`, "g");
+      assert.equal(stderr.match(truncLine)?.length, 1, `one diagnostic for the truncated ${reduce.name}:\n${stderr}`);
 
-    // Both entries were rewritten whole, with the layout the request needed.
-    for (const e of [ew, reduce]) {
-      const bytes = readFileSync(join(cacheDir, e.name));
-      assert.deepEqual(entryHeader(bytes), { ...e.head!, n: bytes.length - 48 }, `${e.name} was rewritten`);
+      // Both entries were rewritten whole, with the layout the request needed.
+      for (const e of [ew, reduce]) {
+        const bytes = readFileSync(join(cacheDir, e.name));
+        assert.deepEqual(entryHeader(bytes), { ...e.head!, n: bytes.length - 48 }, `${e.name} was rewritten`);
+      }
+      assert.equal(run("run on the rewritten cache").match(/polytensor: /g), null, "the rewritten entries are accepted");
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
     }
-    assert.equal(run("run on the rewritten cache").match(/polytensor: /g), null, "the rewritten entries are accepted");
-  } finally {
-    rmSync(cacheDir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 test("a launch whose block is not its program's layout is refused with a TensorError naming both layouts", () => {
   const neg: Expr = { k: "unary", op: "neg", a: { k: "load", input: 0, dtype: "float32" }, dtype: "float32" };

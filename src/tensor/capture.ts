@@ -19,6 +19,7 @@
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { TensorError } from "../runtime/errors.ts";
+import { closeScope, openScope } from "../runtime/ownership.ts";
 import { Tensor, viewOf } from "./tensor.ts";
 import { copyInto } from "./elementwise.ts";
 import { fmtShape, sameShape } from "./shape.ts";
@@ -87,6 +88,9 @@ function record<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
   if (device.capturing !== 0) throw new TensorError("capture", `${device.id} is already capturing a step; captures do not nest`);
   check(native.pt_capture_begin(queue), "capture");
   device.capturing = queue;
+  // The recording holds every buffer its work touched, so the step's own intermediates (the
+  // tensors fn made but does not return) are disposed as soon as it is recorded, as pt.tidy would.
+  openScope();
   let result: R;
   try {
     result = fn(...inputs);
@@ -99,11 +103,17 @@ function record<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
     device.capturing = 0;
     const g = native.pt_capture_end(queue);
     if (g > 0) native.pt_graph_free(g);
+    closeScope(null);
     throw e;
   }
   device.capturing = 0;
-  const graph = check(native.pt_capture_end(queue), "capture");
   const outs = Array.isArray(result) ? (result as readonly Tensor[]) : [result as Tensor];
+  let graph: number;
+  try {
+    graph = check(native.pt_capture_end(queue), "capture");
+  } finally {
+    closeScope(new Set(outs));
+  }
   const rec = {
     key,
     device,
