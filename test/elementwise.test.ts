@@ -772,3 +772,9 @@ test("an int32 or int64 operand of a uint8 op wraps to uint8 before the op, as P
     assert.deepEqual(sum.toList(), [84, 252, 4], `uint8 + 252 wraps ${mode}`);
   });
 });
+
+test("float32 to bfloat16 rounds half to even (1 + 1.5/128 up to 1 + 2/128, 1 + 2.5/128 down to it), as PyTorch", () => {
+  using f = pt.tensor(new Float32Array([1 + 1.5 / 128, 1 + 2.5 / 128, -(1 + 1.5 / 128), 1 + 1.25 / 128, 1 + 1.75 / 128]));
+  using b = f.cast("bfloat16");
+  assert.deepEqual(Array.from(b.toArray() as Float32Array), [1 + 2 / 128, 1 + 2 / 128, -(1 + 2 / 128), 1 + 1 / 128, 1 + 2 / 128]);
+});

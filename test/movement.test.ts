@@ -106,3 +106,10 @@ test("views of a rank-8 tensor work", () => {
     assert.equal(v[i], rev);
   }
 });
+
+test("view merges dims across a size-1 dim whatever its stride: a permuted slice of shape [2, 1, 3] views as [6]", () => {
+  using a = pt.arange(12).reshape([2, 3, 2]), s = a.slice(2, 0, 2, 2), p = s.permute([0, 2, 1]);
+  assert.deepEqual([p.shape, p.strides], [[2, 1, 3], [6, 2, 2]]);
+  using v = p.view([6]);
+  assert.deepEqual(Array.from(v.toArray() as ArrayLike<number>, Number), [0, 2, 4, 6, 8, 10]);
+});

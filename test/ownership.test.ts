@@ -258,3 +258,14 @@ test("fromBuffer keeps the ArrayBuffer alive while the tensor lives", async () =
   await tick();
   assert.deepEqual(nums(v), [3, 3, 3, 3], "a view of the wrapped tensor keeps the memory alive too");
 });
+
+test("a deferred tensor registered in an earlier task, then materialized and disposed, frees its buffer", async () => {
+  using x = pt.tensor([1, 2, 3]);
+  const base = pt.liveBytes();
+  const y = x.add(1); // deferred: no memory of its own yet
+  await tick(); // y registers at the end of its task
+  assert.deepEqual(nums(y), [2, 3, 4]); // materializes: the registered record now holds the buffer
+  assert.equal(pt.liveBytes(), base + 12);
+  y.dispose();
+  assert.equal(pt.liveBytes(), base, "the materialized buffer was released");
+});

@@ -182,3 +182,14 @@ test("sort and topk free every intermediate", () => {
   }
   assert.ok(pt.liveBytes() <= before, `live bytes grew from ${before} to ${pt.liveBytes()}`);
 });
+
+test("-0 and 0 are equal keys: a sort keeps them in input order (stable), ascending and descending", () => {
+  using x = pt.tensor(new Float32Array([0, -0, 0, -0, -1, 1]));
+  const up = x.sort(), down = x.sort(-1, true);
+  try {
+    assert.deepEqual(Array.from(up.indices.toArray() as BigInt64Array, Number), [4, 0, 1, 2, 3, 5]);
+    assert.deepEqual(Array.from(down.indices.toArray() as BigInt64Array, Number), [5, 0, 1, 2, 3, 4]);
+  } finally {
+    for (const t of [up.values, up.indices, down.values, down.indices]) t.dispose();
+  }
+});
