@@ -53,7 +53,7 @@ export {
   zeros,
   zerosLike,
 } from "./src/tensor/creation.ts";
-export type { CreateOptions } from "./src/tensor/creation.ts";
+export type { CreateOptions, ShapeArg } from "./src/tensor/creation.ts";
 export { getOffset, getSeed, manualSeed, rand, randint, randn, setOffset } from "./src/tensor/random.ts";
 export { cat, stack } from "./src/tensor/movement.ts";
 

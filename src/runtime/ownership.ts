@@ -150,6 +150,8 @@ export function setCollectThreshold(bytes: number): void {
   sinceCheck = 0;
   baseline.clear();
 }
+
+/** The growth of a device's memory in use that makes the library collect garbage (setCollectThreshold; 0: off). */
 export function getCollectThreshold(): number {
   return collectThreshold;
 }

@@ -114,7 +114,8 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
 
 /** A shape argument: an array of sizes, or one size for a 1-D tensor (as rand and torch.zeros take). */
-type ShapeArg = number | readonly number[];
+/** A shape: an array of sizes, or one size for a 1-D tensor (as torch.zeros(3)). */
+export type ShapeArg = number | readonly number[];
 const shapeOf = (shape: ShapeArg, op: string) => checkShape(typeof shape === "number" ? [shape] : shape, op);
 
 export function full(shape: ShapeArg, value: number | boolean | bigint, opts?: CreateOptions): Tensor {
