@@ -43,8 +43,9 @@ export const QUICK = env("PT_BENCH_QUICK") === "1";
 export const materialize = (t: pt.Tensor): void => void (t as unknown as { materialize?(): unknown }).materialize?.();
 /**
  * Temporaries of a case's op, disposed in reverse order when the op returns: what `using`
- * does, at the same price in both runtimes. Under Deno (V8) entering a scope with a `using`
- * costs about 0.3 us, more than some cases' own host work, where Bun's costs about 10 ns.
+ * does, at the same price in both runtimes. Under Deno (V8) a scope with a `using` costs more
+ * than some cases' own host work, where under Bun it is nearly free, so `using` in a case
+ * would time the runtime rather than polytensor (bench/history/sessions-1-10.md, session 8).
  */
 const temps: Disposable[] = [];
 function tmp<T extends Disposable>(x: T): T {

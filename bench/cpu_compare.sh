@@ -38,7 +38,8 @@ import json, os, platform, subprocess, sys
 sys.path.insert(0, "bench")
 from chart import svg
 out = sys.argv[1]
-ours, peer = json.load(open(f"{out}/polytensor.json")), json.load(open(f"{out}/numpy.json"))
+ours = json.load(open(f"{out}/polytensor.json"))
+peer = {k: v for k, v in json.load(open(f"{out}/numpy.json")).items() if not k.startswith("_")}
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
 shim = os.environ.get("PT_LIBRARY") or "native/zig-out/lib"
 print(f"CPU: {cpu}, {os.cpu_count()} cores, load average {open('/proc/loadavg').read().split()[0]}.")

@@ -5,8 +5,10 @@ repetition of the work, verify(s, out) returns [(label, got, want, tol)] as NumP
 (the reference computed another way, on the host). Host-bound cases (many small launches)
 are timed with the wall clock around (loop + synchronize); device-bound ones with events
 around the loop, waiting on the end event (wall time is kept too, in _meta.wall_ms). Every
-sample starts and ends with the device idle. Prints {case: median_ms, "_meta": {...}}.
-PT_BENCH_QUICK=1: two samples per case.
+sample starts and ends with the device idle; on the CPU (Framework.host_only) every case
+is timed with the wall clock. Prints {case: median_ms, "_meta": {...}}.
+PT_BENCH_QUICK=1: two samples per case; PT_BENCH_BUDGET_MS: the sampling time per case;
+PT_BENCH_FULL=0 leaves out matmul_4096 and add_256m, as bench/cases.ts does without it.
 """
 import json, os, statistics, sys, time
 from typing import Callable, NamedTuple
@@ -14,7 +16,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 QUICK = os.environ.get("PT_BENCH_QUICK") == "1"
-SAMPLES, MIN_SAMPLES, BUDGET_S = (2, 2, 0.0) if QUICK else (50, 10, 5.0)
+SAMPLES, MIN_SAMPLES, BUDGET_S = (2, 2, 0.0) if QUICK else (50, 10, float(os.environ.get("PT_BENCH_BUDGET_MS") or 5000) / 1e3)
+BIG = {"matmul_4096", "add_256m"}
 M16, HW = 16 * 1024 * 1024, (3, 1080, 1920)
 # Many small launches: the host's dispatch cost dominates, so the wall clock is the measure.
 HOST_BOUND = {"dispatch_overhead_small", "eager_binary_dispatch_tight_loop", "masking_ops_tight_loop",
@@ -33,6 +36,7 @@ class Framework(NamedTuple):
     sync: Callable[[], None]  # wait until the device is idle
     event: Callable[[], object]  # a timing event with record() and synchronize()
     elapsed_ms: Callable[[object, object], float]
+    host_only: bool = False  # no device events: the wall clock for every case
 
 
 def check(c: Case, s, fw: Framework) -> str:
@@ -77,10 +81,11 @@ def sample(c: Case, s, fw: Framework, host: bool):
 def main(cases: list, fw: Framework, meta: dict) -> None:
     only = sys.argv[1:]
     out, wall, how, errors, wrong = {}, {}, {}, {}, {}
+    skipped = [c.name for c in cases if c.name in BIG and os.environ.get("PT_BENCH_FULL") == "0"]
     for c in cases:
-        if only and c.name not in only:
+        if (only and c.name not in only) or c.name in skipped:
             continue
-        host = c.name in HOST_BOUND
+        host = fw.host_only or c.name in HOST_BOUND
         try:
             s = c.setup()
             fw.sync()
@@ -104,6 +109,8 @@ def main(cases: list, fw: Framework, meta: dict) -> None:
             print(f"{c.name}: ERROR {errors[c.name]}", file=sys.stderr)
         fw.sync()
     meta.update(timing=how, wall_ms=wall, errors=errors, wrong=wrong)
+    if skipped:
+        meta["skipped"] = meta.get("skipped", []) + skipped
     out["_meta"] = meta
     print(json.dumps(out, indent=1))
 

@@ -1,9 +1,12 @@
 """Builds gpu_compare.md (stdout), gpu_compare.svg (ratios, bench/chart.py) and gpu_compare.json
 from the step outputs that bench/gpu_compare.sh leaves in OUT_DIR: NAME.json or NAME.txt
-(stdout), NAME.log (stderr), NAME.rc for NAME in polytensor-cuda, polytensor-vulkan, floor,
-vulkan_floor, torch, cupy, webgpu. Any of them may be missing, empty or broken.
+(stdout), NAME.log (stderr), NAME.rc for NAME in polytensor-cpu, polytensor-cuda,
+polytensor-vulkan, floor, vulkan_floor, torch, cupy, webgpu, torch_cpu, numpy. Any of them may
+be missing, empty or broken. gpu_compare.json's "sources" holds each step's numbers as parsed
+here, which bench/results.py turns into bench/RESULTS.md.
 
-    python3 bench/gpu_report.py OUT_DIR      (env: PT_RT, PT_GIT, PT_GPU, PT_DEVICES from the script)
+    python3 bench/gpu_report.py OUT_DIR      (env: PT_RT, PT_GIT, PT_GPU, PT_CPU, PT_CMD, PT_STARTED,
+                                              PT_DEVICES from the script)
 """
 import json, os, re, sys, time
 
@@ -84,7 +87,8 @@ class Source:
             self.failure = raw["_error"]
         elif self.rc != "0" or self.raw is None:
             lines = [ln for ln in self.log.splitlines() if ln.strip() and not ln.startswith("==")]
-            self.failure = f"exit {self.rc}: " + (" | ".join(lines[-3:]) or "no output")
+            why = "timed out (PT_STEP_TIMEOUT or PT_BENCH_DEADLINE)" if self.rc == "124" else f"exit {self.rc}"
+            self.failure = f"{why}: " + (" | ".join(lines[-3:]) or "no output")
         if name.startswith("polytensor") and not self.ms and self.errors and not self.failure.startswith("exit 127"):
             self.failure = f"PT_DEVICE={name.split('-')[-1]} unavailable or broken: " + next(iter(self.errors.values()))
 
@@ -137,6 +141,10 @@ floor, torch, cupy = Source("floor"), Source("torch"), Source("cupy")
 vk = "vulkan" in devices
 vkfloor = Source("vulkan_floor", read("vulkan_floor", "txt")) if vk else None
 webgpu = Source("webgpu") if vk else None
+cpu = "cpu" in devices
+tcpu, npy = (Source("torch_cpu"), Source("numpy")) if cpu else (None, None)
+# each device's peers for the ratio columns and the chart: the CPU's run on the CPU
+PEERS = {d: [("PyTorch CPU", tcpu), ("NumPy", npy)] if d == "cpu" else [("PyTorch", torch), ("CuPy", cupy)] for d in devices}
 DEV = {"cuda": "CUDA", "vulkan": "Vulkan", "cpu": "CPU"}
 src = {f"polytensor {DEV.get(d, d)}": s for d, s in ours.items()}
 cu = "cuda" in devices
@@ -144,23 +152,32 @@ src.update({"C floor": floor} if cu else {})
 src.update({"PyTorch": torch, "CuPy": cupy})
 if vk:
     src.update({"Vulkan floor": vkfloor, "Deno WebGPU": webgpu})
+if cpu:
+    src.update({"PyTorch CPU": tcpu, "NumPy": npy})
 header = {
     "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    "started": os.environ.get("PT_STARTED", ""),
     "device": torch.meta.get("device") or floor.meta.get("device") or os.environ.get("PT_GPU") or "unknown",
     "driver": os.environ.get("PT_GPU", ""),
+    "cpu": os.environ.get("PT_CPU", ""),
     "torch": f"{torch.meta.get('torch', '?')} (CUDA {torch.meta.get('cuda', '?')}, allow_tf32={torch.meta.get('allow_tf32', '?')})",
     "cupy": f"{cupy.meta.get('cupy', '?')} (CUDA runtime {cupy.meta.get('cuda_runtime', '?')})",
     "runtime": os.environ.get("PT_RT", "?").strip(),
     "commit": os.environ.get("PT_GIT", "unknown"),
+    "command": os.environ.get("PT_CMD", ""),
     "polytensor_device": "; ".join(f"{d}: {(s.raw.get('device') if isinstance(s.raw, dict) else None) or '-'}" for d, s in ours.items()),
     "floor": floor.meta,
 }
 if vk:
     header["webgpu"] = webgpu.skip_reason and f"skipped: {webgpu.skip_reason}" or \
         f"{webgpu.meta.get('adapter', '?')}{' (fallback adapter)' if webgpu.meta.get('fallback_adapter') else ''}, Deno {webgpu.meta.get('deno', '?')}"
+if cpu:
+    header["torch_cpu"] = f"{tcpu.meta.get('torch', '?')} on the CPU, {tcpu.meta.get('threads', '?')} threads"
+    header["numpy"] = f"{npy.meta.get('numpy', '?')}, BLAS: {npy.meta.get('blas', '?')}"
 print(f"# polytensor on {' and '.join(DEV.get(d, d) for d in devices)} vs the C floor{'s' if vk else ''}, PyTorch and CuPy"
-      f"{' and Deno WebGPU' if vk else ''}\n")
-for k in ("date", "device", "driver", "torch", "cupy", "runtime", "commit", "polytensor_device") + (("webgpu",) if vk else ()):
+      f"{' and Deno WebGPU' if vk else ''}{' (and on the CPU PyTorch and NumPy)' if cpu else ''}\n")
+for k in ("date", "device", "driver", "cpu", "torch", "cupy", "runtime", "commit", "polytensor_device") + (("webgpu",) if vk else ()) \
+        + (("torch_cpu", "numpy") if cpu else ()):
     print(f"- {k}: {header[k]}")
 print("\nMedians in ms. ours/X > 1: polytensor is slower than X by that factor.\n")
 
@@ -170,16 +187,19 @@ if cu:
 if vk:
     cols.append(("Vulkan floor ms", lambda n: vkfloor.cell(n) if n in vkfloor.ms else ""))
 cols += [("PyTorch ms", torch.cell), ("CuPy ms", cupy.cell)]
+if cpu:
+    cols += [("PyTorch CPU ms", tcpu.cell), ("NumPy ms", npy.cell)]
 if vk:
     cols.append(("WebGPU ms", lambda n: webgpu.cell(n) if n == "dispatch_overhead_small" else ""))
 for d, s in ours.items():
     tag = "ours" if len(ours) == 1 else DEV.get(d, d)
-    cols.append((f"{tag}/PyTorch", (lambda s: lambda n: ratio(s.ms.get(n), torch.ms.get(n)))(s)))
+    pn, p = PEERS[d][0]
+    cols.append((f"{tag}/{pn}", (lambda s, p: lambda n: ratio(s.ms.get(n), p.ms.get(n)))(s, p)))
     fl = vkfloor if d == "vulkan" else floor if d == "cuda" else None
     if fl:
         cols.append((f"{tag}/floor", (lambda s, fl: lambda n: ratio(s.ms.get(n), fl.ms.get(n)) if n in fl.ms or n in FLOOR_CASES else "")(s, fl)))
 print("| case | " + " | ".join(c for c, _ in cols) + " |\n|---|" + "---:|" * len(cols))
-seen = {n for s in list(ours.values()) + [torch, cupy] for n in list(s.ms) + list(s.errors)}
+seen = {n for s in list(ours.values()) + [p for _, p in sum(PEERS.values(), [])] for n in list(s.ms) + list(s.errors)}
 names = CASES + sorted(seen - set(CASES) - set(MICRO))
 for n in names:
     if n not in FLOOR_CASES and not any(n in s.ms or n in s.errors for s in src.values()):
@@ -257,13 +277,21 @@ for d, s in ours.items():
     if d == "vulkan":
         series.append((f"{tag}: ours / Vulkan floor", {n: div(s.ms.get(n), vkfloor.ms.get(n)) for n in CASES}))
         series.append((f"{tag}: ours / Deno WebGPU", {n: div(s.ms.get(n), webgpu.ms.get(n)) for n in CASES}))
-    series += [(f"{tag}: ours / {pn}", {n: div(s.ms.get(n), p.ms.get(n)) for n in names}) for pn, p in (("PyTorch", torch), ("CuPy", cupy))]
+    series += [(f"{tag}: ours / {pn}", {n: div(s.ms.get(n), p.ms.get(n)) for n in names}) for pn, p in PEERS[d]]
 with open(f"{out}/gpu_compare.svg", "w") as f:
     f.write(svg(f"polytensor vs peers on {header['device']} ({header['date']})", series, names + list(MICRO),
                 "ours / peer time, log scale; right of 1.0: polytensor slower, left: faster. host_* rows: ns per call vs the C floor"))
 
 steps = {name: {"rc": s.rc, "failure": s.failure, "log_tail": s.log.splitlines()[-20:]} for name, s in src.items()}
+# The sources as parsed, keyed by step; "covers": the cases a peer measures when it runs
+covers = {"floor": sorted(FLOOR_CASES) + [n for n, p in MICRO.items() if p[0][0]], "vulkan_floor": sorted(FLOOR_CASES),
+          "webgpu": ["dispatch_overhead_small"], **{k: CASES for k in ("torch", "cupy", "torch_cpu", "numpy")}}
+sources = {f"polytensor-{d}": s for d, s in ours.items()}
+sources.update({s.name: s for s in (floor if cu else None, vkfloor, webgpu, torch, cupy, tcpu, npy) if s})
+sources = {k: {"rc": s.rc, "failure": s.failure, "skip_reason": s.skip_reason, "ms": s.ms, "ns": s.ns, "errors": s.errors,
+               "wrong": s.wrong, "skipped": s.skipped, "covers": covers.get(k, []), "meta": s.meta} for k, s in sources.items()}
 with open(f"{out}/gpu_compare.json", "w") as f:
     json.dump({"header": header, "devices": devices, **{f"polytensor_{d}": s.raw for d, s in ours.items()}, "floor": floor.raw,
                "vulkan_floor": vkfloor.raw if vk else None, "torch": torch.raw, "cupy": cupy.raw,
-               "webgpu": webgpu.raw if vk else None, "steps": steps}, f, indent=1)
+               "webgpu": webgpu.raw if vk else None, "torch_cpu": tcpu.raw if cpu else None, "numpy": npy.raw if cpu else None,
+               "steps": steps, "sources": sources, "micro_floor": {n: p[0][0] for n, p in MICRO.items() if p[0][0]}}, f, indent=1)

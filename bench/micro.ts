@@ -50,7 +50,7 @@ const add = (s: State) => {
   materialize(c);
   return c;
 };
-/** One add, materialized and disposed; try/finally, not `using`, which costs V8 about 0.3 us a scope (cases.ts tmp). */
+/** One add, materialized and disposed; try/finally, not `using`, whose scope V8 makes dear (see cases.ts tmp). */
 const addOnce = (s: State) => {
   const c = s.a.add(s.b);
   try {

@@ -1,7 +1,8 @@
 """NumPy peer of bench/cases.ts: the same cases where NumPy has the op, timed with
-time.perf_counter over many repeats after a warm-up. Prints JSON {case: median_ms} on stdout
-and the NumPy version and BLAS on stderr. PT_BENCH_QUICK=1: two repeats; PT_BENCH_FULL=1
-adds matmul_4096 and add_256m.
+time.perf_counter over many repeats after a warm-up. Prints JSON {case: median_ms, "_meta":
+{numpy, blas, errors}} on stdout, the NumPy version and BLAS also on stderr. PT_BENCH_QUICK=1:
+two repeats; PT_BENCH_FULL=1 adds matmul_4096 and add_256m; PT_BENCH_BUDGET_MS: the
+sampling time per case (default 2000).
 
     python3 bench/numpy_peer.py [case ...]
 
@@ -11,7 +12,7 @@ import json, os, statistics, sys, time
 import numpy as np
 
 QUICK, FULL = os.environ.get("PT_BENCH_QUICK") == "1", os.environ.get("PT_BENCH_FULL") == "1"
-BUDGET, MIN, MAX = (0, 2, 2) if QUICK else (2.0, 7, 200)
+BUDGET, MIN, MAX = (0, 2, 2) if QUICK else (float(os.environ.get("PT_BENCH_BUDGET_MS") or 2000) / 1e3, 7, 200)
 rng = np.random.default_rng(0)
 rand = lambda *s: rng.random(s, dtype=np.float32)
 randn = lambda *s: rng.standard_normal(s, dtype=np.float32)
@@ -102,9 +103,9 @@ CASES = {
     "noncontig_chw_hwc_copy_1080p": case_noncontig,
     "sq_diff_mean_16m": case_sq_diff_mean,
 }
+BIG = {"matmul_4096": lambda: case_matmul(4096), "add_256m": lambda: case_add(256 * 1024 * 1024)}
 if FULL:
-    CASES["matmul_4096"] = lambda: case_matmul(4096)
-    CASES["add_256m"] = lambda: case_add(256 * 1024 * 1024)
+    CASES.update(BIG)
 
 
 def median_ms(run):
@@ -131,11 +132,17 @@ def blas():
 
 
 if __name__ == "__main__":
-    print(f"numpy {np.__version__} from {np.__file__}; BLAS: {blas()}", file=sys.stderr)
+    meta = {"numpy": np.__version__, "blas": blas(), "errors": {}, "skipped": [] if FULL else list(BIG)}
+    print(f"numpy {np.__version__} from {np.__file__}; BLAS: {meta['blas']}", file=sys.stderr)
     out = {}
     for name, make in CASES.items():
         if len(sys.argv) > 1 and name not in sys.argv[1:]:
             continue
-        out[name] = median_ms(make())
-        print(f"{name}: {out[name]:.3f} ms", file=sys.stderr)
+        try:
+            out[name] = median_ms(make())
+            print(f"{name}: {out[name]:.3f} ms", file=sys.stderr)
+        except Exception as e:  # one broken case must not stop the others
+            meta["errors"][name] = f"{type(e).__name__}: {e}"
+            print(f"{name}: ERROR {meta['errors'][name]}", file=sys.stderr)
+    out["_meta"] = meta
     print(json.dumps(out, indent=1))

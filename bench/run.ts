@@ -1,5 +1,5 @@
 /**
- * A small JSON-emitting runner for bench/cpu_compare.sh: each case is set up, warmed up,
+ * A small JSON-emitting runner for bench/cpu_compare.sh and bench/gpu_compare.sh: each case is set up, warmed up,
  * checked once, then timed with performance.now() around run() until a time budget or a
  * sample cap is reached. Prints {device (with whether a BLAS was found), results: {case: {median_ms, p10_ms, p90_ms, samples}
  * (+ ns_per_call for the host microcases)},
@@ -8,16 +8,16 @@
  *     deno run --allow-all bench/run.ts [case ...]      (also runs under bun)
  */
 import * as pt from "../mod.ts";
-import { type Case, cases, perCall, quantile, QUICK, skipNote, skipped } from "./cases.ts";
+import { type Case, cases, env, perCall, quantile, QUICK, skipNote, skipped } from "./cases.ts";
 
-const BUDGET_MS = QUICK ? 0 : 2000, MIN = QUICK ? 2 : 7, MAX = QUICK ? 2 : 1000;
+/** Sampling time per case; PT_BENCH_BUDGET_MS sets it (bench/gpu_compare.sh shortens the CPU's). */
+const BUDGET_MS = QUICK ? 0 : Number(env("PT_BENCH_BUDGET_MS") || 2000), MIN = QUICK ? 2 : 7, MAX = QUICK ? 2 : 1000;
 /**
  * Warm-up runs: at least WARM_MIN, then more until WARM_MS or WARM_MAX runs. A fast case needs
  * thousands of runs before the JIT has optimized the front end (JavaScriptCore's top tier
- * waits longest): with 3 warm-up runs the median of a 20 us case read 10 us high on the
- * H200, and with 500 (7 ms of a 15 us case) the CUDA alias case read 14.7 us in the
- * benchmark process against 12.0 us after 3000 (bench/lazy_segments.ts). Slow cases stop
- * at WARM_MS, as before.
+ * waits longest); with a few hundred, the medians of the fast GPU cases still carried
+ * unoptimized front-end time (bench/history/sessions-1-10.md, session 9). Slow cases stop at
+ * WARM_MS.
  */
 const WARM_MIN = QUICK ? 1 : 3, WARM_MS = QUICK ? 0 : 250, WARM_MAX = QUICK ? 1 : 20000;
 const args = globalThis as unknown as { Deno?: { args: string[] }; process?: { argv: string[] } };

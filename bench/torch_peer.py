@@ -1,20 +1,27 @@
-"""PyTorch (CUDA) peer of bench/cases.ts: every case of DESIGN.md section 11, plus the
-add_16m, sum_16m and matmul_1024 extras of cases.ts, on the first CUDA device. float32;
-matmul with TF32 off. Each result is checked once against NumPy on the host. Timing and
-output as in bench/gpu_harness.py: JSON {case: median_ms, "_meta": {...}} on stdout.
+"""PyTorch peer of bench/cases.ts: every case of DESIGN.md section 11, plus the add_16m,
+sum_16m and matmul_1024 extras of cases.ts, on the first CUDA device, or with --device cpu
+on the CPU (PyTorch's own thread count, in _meta.threads). float32; matmul with TF32 off.
+Each result is checked once against NumPy on the host. Timing and output as in
+bench/gpu_harness.py: JSON {case: median_ms, "_meta": {...}} on stdout.
 
-    python3 bench/torch_peer.py [case ...]
+    python3 bench/torch_peer.py [--device cuda|cpu] [case ...]
 
 deferred_alias_copy_materialize is eager here, as in cases.ts: d by its three ops, each
 alias by a clone of a view.
 """
+import sys
+
 import numpy as np
 import torch
 
 from gpu_harness import HW, M16, Case, Framework, main, windows
 
+DEVICE = "cuda"
+if sys.argv[1:2] == ["--device"]:
+    DEVICE = sys.argv[2]
+    del sys.argv[1:3]
 torch.backends.cuda.matmul.allow_tf32 = False
-dev = torch.device("cuda")
+dev = torch.device(DEVICE)
 gen = torch.Generator(device=dev).manual_seed(0)
 f32 = np.float32
 
@@ -126,7 +133,11 @@ def tf32():
 
 
 if __name__ == "__main__":
-    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
-    fw = Framework(torch.cuda.synchronize, ev, lambda a, b: a.elapsed_time(b))
-    main(CASES, fw, {"torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(dev),
-                     "allow_tf32": tf32(), "numpy": np.__version__})
+    if DEVICE == "cpu":
+        fw = Framework(lambda: None, None, None, host_only=True)
+        main(CASES, fw, {"torch": torch.__version__, "device": "cpu", "threads": torch.get_num_threads(), "numpy": np.__version__})
+    else:
+        ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+        fw = Framework(torch.cuda.synchronize, ev, lambda a, b: a.elapsed_time(b))
+        main(CASES, fw, {"torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(dev),
+                         "allow_tf32": tf32(), "numpy": np.__version__})

@@ -15,8 +15,13 @@ if [ "${PT_SKIP_SETUP:-0}" = 1 ]; then
   return 0
 fi
 
-if [ ! -x node_modules/.bin/deno ] || [ ! -x node_modules/.bin/bun ] || [ ! -d node_modules/tinybench ]; then
-  echo "setup: npm install (Deno, Bun, TypeScript, tinybench)" >&2
+# Every devDependency of package.json must be installed (the examples' image codecs too).
+missing=0
+for dep in $(sed -n '/"devDependencies"/,/}/s/^ *"\([^"]*\)": "[^"]*",*$/\1/p' package.json); do
+  [ -d "node_modules/$dep" ] || missing=1
+done
+if [ "$missing" = 1 ] || [ ! -x node_modules/.bin/deno ] || [ ! -x node_modules/.bin/bun ]; then
+  echo "setup: npm install (Deno, Bun, TypeScript, tinybench, the examples' image codecs)" >&2
   npm install --no-audit --no-fund --loglevel=error >&2
 fi
 DENO="$ROOT/node_modules/.bin/deno"
@@ -47,7 +52,7 @@ build_native() {
   "${ZIG[@]}" build "$@" >&2
 }
 
-# Vulkan on the CPU for CI (DESIGN.md section 12): Debian's lavapipe (mesa-vulkan-drivers), the
+# Vulkan on the CPU for CI: Debian's lavapipe (mesa-vulkan-drivers), the
 # loader, and a GLSL compiler (libshaderc1; Debian 12's fails to load, so glslang-tools too).
 ensure_lavapipe() {
   if ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 && command -v glslangValidator >/dev/null 2>&1; then return 0; fi

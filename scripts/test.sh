@@ -5,7 +5,11 @@
 # The suite runs on the default device: PT_DEVICE=cuda runs it on CUDA, and PT_REQUIRE=cuda
 # makes a missing CUDA a failure instead of a fallback.
 # PT_ALSO_DEVICES="vulkan" adds a second pass of everything on that device (CI runs it on lavapipe).
-# PT_CHECK_COUNTS=1 (CI) fails a pass in which Deno and Bun ran different numbers of tests.
+# PT_CHECK_COUNTS=1 (CI) fails a pass in which Deno and Bun ran different numbers of tests, or
+# in which a file registered another number of tests than test/declared.txt declares for it
+# (a file that stopped loading, or a loop that registered nothing, is caught that way).
+# PT_WRITE_DECLARED=1 rewrites test/declared.txt from this run's CPU pass: do it when you add
+# or remove tests, and review the diff.
 # Files named *.isolated.test.ts run in a process of their own: they drive the raw C ABI
 # (closing devices behind the TypeScript layer's back), which would disturb other files.
 source "$(dirname "$0")/env.sh"
@@ -24,6 +28,18 @@ passed=0 failed=0 skipped=0
 # compared at the end when PT_CHECK_COUNTS=1: a runtime that ran fewer tests than the other lost some.
 declare -A ran=()
 pass_tag=""
+
+# tally RUNNER LOGFILE: "file count" per test file the runner reported, from its own lines
+# (Deno: "running N tests from ./test/x.test.ts"; Bun: a "test/x.test.ts:" header, then one
+# "(pass)", "(fail)" or "(skip)" line a test, until its closing summary).
+tally() {
+  sed 's/\x1b\[[0-9;]*m//g' "$2" | awk -v rt="$1" '
+    rt == "deno" && /^running [0-9]+ tests? from / { f = $NF; sub(/^\.\//, "", f); n[f] += $2 }
+    rt == "bun" && /^[^ ()]+\.test\.ts:$/ { f = substr($0, 1, length($0) - 1) }
+    rt == "bun" && /^ *[0-9]+ tests? failed:$/ { f = "" }
+    rt == "bun" && f != "" && /^\((pass|fail|skip)\) / { n[f]++ }
+    END { for (f in n) print f, n[f] }'
+}
 
 # count RUNNER LOGFILE RC: adds the runner's pass/fail counts to the totals. A runner that
 # exits non-zero without reporting a failure (a crash) counts as one failure, and so does one
@@ -64,6 +80,7 @@ run() { # run RUNNER NAME FILES...
   rc=${PIPESTATUS[0]}
   set -e
   count "$runner" "$log/$name.txt" "$rc"
+  tally "$runner" "$log/$name.txt" >>"$log/files-$runner-$pass_tag"
 }
 
 # PT_RUNTIMES="bun" (or "deno") limits the runs, e.g. where only one runtime exists.
@@ -82,6 +99,34 @@ for dev in ${PT_ALSO_DEVICES:-}; do
   export PT_DEVICE=$dev PT_REQUIRE=$dev
   suite "$dev-"
 done
+if [ "${PT_WRITE_DECLARED:-0}" = 1 ]; then
+  runner=${PT_RUNTIMES:-deno}; runner=${runner%% *}
+  { echo "# Tests each file registers, checked by scripts/test.sh under PT_CHECK_COUNTS=1; rewrite with PT_WRITE_DECLARED=1."
+    sort "$log/files-$runner-"; } >test/declared.txt
+  echo "wrote test/declared.txt from the $runner CPU pass" >&2
+fi
+if [ "${PT_CHECK_COUNTS:-0}" = 1 ]; then
+  for f in "$log"/files-*; do
+    [ -e "$f" ] || continue
+    what=${f#"$log"/files-}; what=${what%-}
+    # Every file that ran must have the count test/declared.txt gives it.
+    bad=$(awk 'NR == FNR { if ($1 !~ /^#/) want[$1] = $2; next }
+      { if (!($1 in want)) print $1 ": " $2 " tests, not declared"; else if (want[$1] != $2) print $1 ": " $2 " tests, " want[$1] " declared" }' \
+      test/declared.txt "$f")
+    if [ -n "$bad" ]; then
+      echo "counts ($what pass): files that ran another number of tests than test/declared.txt declares:" >&2
+      echo "$bad" >&2
+      failed=$((failed + 1))
+    fi
+    # ... and every declared file among those asked for must have run.
+    for t in "${files[@]}"; do
+      if ! grep -q "^$t " "$f" && grep -q "^$t " test/declared.txt; then
+        echo "counts ($what pass): $t ran no test" >&2
+        failed=$((failed + 1))
+      fi
+    done
+  done
+fi
 rm -rf "$log"
 if [ "${PT_CHECK_COUNTS:-0}" = 1 ]; then
   declare -A tags=()

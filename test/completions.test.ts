@@ -1,5 +1,5 @@
 /**
- * Completions (DESIGN.md sections 5 and 10): a completion passes when the work before it on
+ * Completions (docs/architecture.md, Queues and completions): a completion passes when the work before it on
  * its queue has finished; its outcome is sticky. A completion covering a failed kernel
  * fails, whether the failure surfaced at launch (devices that run work at once, ops that
  * settle) or only on the device, and it stays failed however often it is polled, after

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assert, rng, test } from "./harness.ts";
+import { assert, rng, test, testUnless } from "./harness.ts";
 import { BINARY, type BinaryOp, encodeBytecode, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import {
   CUDA_TEMPLATES,
@@ -207,46 +207,46 @@ function hasGxx(): boolean {
   }
 }
 
-test("cuda: every program compiles as C++ against a stand-in for the CUDA built-ins (g++)", () => {
-  if (!hasGxx()) {
-    console.log("cuda_render: g++ not found; skipping the C++ syntax check (NVRTC compiles these on the GPU machine)");
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-"));
-  try {
-    writeFileSync(join(dir, "shim.h"), SHIM);
-    const programs: [string, string][] = Object.keys(CUDA_TEMPLATES).map((k) => [k, cudaTemplateSource(k)]);
-    programs.push(["ew_mixed", cudaElementwiseSource(mixed(), 2)]);
-    for (const op of Object.keys(UNARY) as UnaryOp[]) {
-      for (const dt of COMPUTE) {
-        if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
+testUnless(
+  hasGxx() ? null : "g++ not found, so no C++ syntax check (NVRTC compiles these on the GPU machine)",
+  "cuda: every program compiles as C++ against a stand-in for the CUDA built-ins (g++)",
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "pt-cuda-"));
+    try {
+      writeFileSync(join(dir, "shim.h"), SHIM);
+      const programs: [string, string][] = Object.keys(CUDA_TEMPLATES).map((k) => [k, cudaTemplateSource(k)]);
+      programs.push(["ew_mixed", cudaElementwiseSource(mixed(), 2)]);
+      for (const op of Object.keys(UNARY) as UnaryOp[]) {
+        for (const dt of COMPUTE) {
+          if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
+        }
       }
+      for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+      programs.push(...ewReduceCases());
+      // One translation unit for all: each program in a namespace of its own, with pt_main
+      // renamed (extern "C" names ignore namespaces); the preamble's macros repeat verbatim.
+      const unit = programs.map(([name, src], i) =>
+        `namespace p${i} { /* ${name} */\n#define pt_main pt_main_${i}\n${src.replace(/\0$/, "")}\n#undef pt_main\n}\n`
+      );
+      const file = join(dir, "programs.cu");
+      writeFileSync(file, `#include "shim.h"\n${unit.join("")}`);
+      const flags = [
+        "-std=c++17",
+        "-fsyntax-only",
+        "-Wall",
+        "-Wno-unknown-pragmas",
+        "-Wno-unused-function",
+        "-Wno-unused-variable",
+        "-Wno-unused-but-set-variable",
+      ];
+      const result = spawnSync("g++", [...flags, "-x", "c++", file], { encoding: "utf8" });
+      assert.equal(result.status, 0, `g++ rejected a program:\n${(result.stderr ?? "").slice(0, 4000)}`);
+      assert.equal(result.stderr ?? "", "", `g++ warned:\n${(result.stderr ?? "").slice(0, 4000)}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
-    programs.push(...ewReduceCases());
-    // One translation unit for all: each program in a namespace of its own, with pt_main
-    // renamed (extern "C" names ignore namespaces); the preamble's macros repeat verbatim.
-    const unit = programs.map(([name, src], i) =>
-      `namespace p${i} { /* ${name} */\n#define pt_main pt_main_${i}\n${src.replace(/\0$/, "")}\n#undef pt_main\n}\n`
-    );
-    const file = join(dir, "programs.cu");
-    writeFileSync(file, `#include "shim.h"\n${unit.join("")}`);
-    const flags = [
-      "-std=c++17",
-      "-fsyntax-only",
-      "-Wall",
-      "-Wno-unknown-pragmas",
-      "-Wno-unused-function",
-      "-Wno-unused-variable",
-      "-Wno-unused-but-set-variable",
-    ];
-    const result = spawnSync("g++", [...flags, "-x", "c++", file], { encoding: "utf8" });
-    assert.equal(result.status, 0, `g++ rejected a program:\n${(result.stderr ?? "").slice(0, 4000)}`);
-    assert.equal(result.stderr ?? "", "", `g++ warned:\n${(result.stderr ?? "").slice(0, 4000)}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 test("cuda: an elementwise block that cannot fit pt_params is refused when rendered", () => {
   let e: Expr = load(0, "float32");
@@ -326,82 +326,86 @@ test("cuda: an ewreduce program rendered for one op is the every-op program with
   assert.equal(keys.size, 12, "one program per op");
 });
 
-test("cuda: a linear-layout program computes what the general program computes (both run as C++ on the CPU)", () => {
-  if (!hasGxx()) {
-    console.log("cuda_render: g++ not found; skipping the CPU run of the linear-layout programs");
-    return;
-  }
-  const code = { float32: 0, float16: 1, float64: 3, int32: 4, int64: 5, uint8: 6 } as const;
-  const size = { float32: 4, float16: 2, float64: 8, int32: 4, int64: 8, uint8: 1 } as const;
-  const c0: Expr = { k: "const", index: 0, dtype: "float32" };
-  const idx: Expr = cast({ k: "index", dtype: "int32" }, "float32");
-  const cases: { name: string; expr: Expr; dtypes: (keyof typeof code)[] }[] = [
-    { name: "add_f32", expr: binary("add", load(0, "float32"), load(1, "float32"), "float32"), dtypes: ["float32", "float32", "float32"] },
-    {
-      name: "f16_index_to_u8",
-      expr: cast(binary("add", binary("mul", cast(load(0, "float16"), "float32"), c0, "float32"), idx, "float32"), "uint8"),
-      dtypes: ["uint8", "float16"],
-    },
-    {
-      name: "i64_floor_div_to_f64",
-      expr: cast(binary("div", load(0, "int64"), cast(load(1, "int32"), "int64"), "int64"), "float64"),
-      dtypes: ["float64", "int64", "int32"],
-    },
-  ];
-  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-lin-"));
-  try {
-    writeFileSync(join(dir, "shim.h"), SHIM);
-    for (const c of cases) {
-      for (const [n, offset] of [[1000, 0], [1003, 0], [999, 5], [3, 0], [700, 5], [768, 0]]) { // the grid is 768 threads
-        const views = c.dtypes.map((d) => [code[d], offset, (n + offset) * size[d]]);
-        const data = c.dtypes.slice(1).map((d, k) => {
-          const bytes = new Uint8Array((n + offset) * size[d]);
-          if (d === "int64") new BigInt64Array(bytes.buffer).forEach((_, i, a) => a[i] = BigInt((i * 7919 + k) % 211 - 100));
-          else if (d === "int32") new Int32Array(bytes.buffer).forEach((_, i, a) => a[i] = (i * 31 + k) % 17 - 8 || 3); // never 0: a divisor
-          else if (d === "float32") new Float32Array(bytes.buffer).forEach((_, i, a) => a[i] = Math.sin(i + k) * 100);
-          else if (d === "float16") new Uint16Array(bytes.buffer).forEach((_, i, a) => a[i] = 0x3c00 + ((i * 37) & 0x7ff) - 0x400);
-          return bytes;
-        });
-        const general = runOnCpu(dir, `g_${c.name}`, cudaElementwiseSource(c.expr, c.dtypes.length - 1), n, views, [3.5], data);
-        const prog = cudaRenderer.elementwiseLinear!(c.expr, c.dtypes.length - 1, c.dtypes.map((d) => code[d]));
-        assert.ok(prog.key.startsWith(`cuda:L${c.dtypes.map((d) => code[d]).join(".")}:`), prog.key);
-        const linear = runOnCpu(dir, `l_${c.name}`, decode(prog.source), n, views, [3.5], data);
-        assert.equal(linear.length, general.length);
-        const first = linear.findIndex((b, i) => b !== general[i]);
-        assert.equal(first, -1, `${c.name} n=${n} offset=${offset}: byte ${first} differs`);
-        assert.ok(general.some((b) => b !== 0), `${c.name}: the output was written`);
+testUnless(
+  hasGxx() ? null : "g++ not found, so no CPU run of the linear-layout programs",
+  "cuda: a linear-layout program computes what the general program computes (both run as C++ on the CPU)",
+  () => {
+    const code = { float32: 0, float16: 1, float64: 3, int32: 4, int64: 5, uint8: 6 } as const;
+    const size = { float32: 4, float16: 2, float64: 8, int32: 4, int64: 8, uint8: 1 } as const;
+    const c0: Expr = { k: "const", index: 0, dtype: "float32" };
+    const idx: Expr = cast({ k: "index", dtype: "int32" }, "float32");
+    const cases: { name: string; expr: Expr; dtypes: (keyof typeof code)[] }[] = [
+      {
+        name: "add_f32",
+        expr: binary("add", load(0, "float32"), load(1, "float32"), "float32"),
+        dtypes: ["float32", "float32", "float32"],
+      },
+      {
+        name: "f16_index_to_u8",
+        expr: cast(binary("add", binary("mul", cast(load(0, "float16"), "float32"), c0, "float32"), idx, "float32"), "uint8"),
+        dtypes: ["uint8", "float16"],
+      },
+      {
+        name: "i64_floor_div_to_f64",
+        expr: cast(binary("div", load(0, "int64"), cast(load(1, "int32"), "int64"), "int64"), "float64"),
+        dtypes: ["float64", "int64", "int32"],
+      },
+    ];
+    const dir = mkdtempSync(join(tmpdir(), "pt-cuda-lin-"));
+    try {
+      writeFileSync(join(dir, "shim.h"), SHIM);
+      for (const c of cases) {
+        for (const [n, offset] of [[1000, 0], [1003, 0], [999, 5], [3, 0], [700, 5], [768, 0]]) { // the grid is 768 threads
+          const views = c.dtypes.map((d) => [code[d], offset, (n + offset) * size[d]]);
+          const data = c.dtypes.slice(1).map((d, k) => {
+            const bytes = new Uint8Array((n + offset) * size[d]);
+            if (d === "int64") new BigInt64Array(bytes.buffer).forEach((_, i, a) => a[i] = BigInt((i * 7919 + k) % 211 - 100));
+            else if (d === "int32") new Int32Array(bytes.buffer).forEach((_, i, a) => a[i] = (i * 31 + k) % 17 - 8 || 3); // never 0: a divisor
+            else if (d === "float32") new Float32Array(bytes.buffer).forEach((_, i, a) => a[i] = Math.sin(i + k) * 100);
+            else if (d === "float16") new Uint16Array(bytes.buffer).forEach((_, i, a) => a[i] = 0x3c00 + ((i * 37) & 0x7ff) - 0x400);
+            return bytes;
+          });
+          const general = runOnCpu(dir, `g_${c.name}`, cudaElementwiseSource(c.expr, c.dtypes.length - 1), n, views, [3.5], data);
+          const prog = cudaRenderer.elementwiseLinear!(c.expr, c.dtypes.length - 1, c.dtypes.map((d) => code[d]));
+          assert.ok(prog.key.startsWith(`cuda:L${c.dtypes.map((d) => code[d]).join(".")}:`), prog.key);
+          const linear = runOnCpu(dir, `l_${c.name}`, decode(prog.source), n, views, [3.5], data);
+          assert.equal(linear.length, general.length);
+          const first = linear.findIndex((b, i) => b !== general[i]);
+          assert.equal(first, -1, `${c.name} n=${n} offset=${offset}: byte ${first} differs`);
+          assert.ok(general.some((b) => b !== 0), `${c.name}: the output was written`);
+        }
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
-test("cuda: integer pow with a negative exponent truncates as PyTorch's powi (run as C++ on the CPU)", () => {
-  if (!hasGxx()) {
-    console.log("cuda_render: g++ not found; skipping the CPU run of integer pow");
-    return;
-  }
-  // PyTorch's powi for e < 0: 1 for base 1, +-1 by parity for base -1, 0 for every other base
-  const bases = [2, 1, -1, 0, -2, 3, -1, 1, 0, 7, -1, -1, -7, 5];
-  const exps = [-1, -1, -1, -1, -1, 0, -2, -3, -2, 2, -2147483648, -2147483647, 3, -1];
-  const expect = [0, 1, -1, 0, 0, 1, 1, 1, 0, 49, 1, -1, -343, 0];
-  const n = bases.length;
-  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-ipow-"));
-  try {
-    writeFileSync(join(dir, "shim.h"), SHIM);
-    for (const [dt, code, size] of [["int32", 4, 4], ["int64", 5, 8]] as const) {
-      const pack = (xs: number[]) => bytesOf(code, xs);
-      const src = cudaElementwiseSource(binary("pow", load(0, dt), load(1, dt), dt), 2);
-      const views = [[code, 0, n * size], [code, 0, n * size], [code, 0, n * size]];
-      const out = runOnCpu(dir, `ipow_${dt}`, src, n, views, [], [pack(bases), pack(exps)]);
-      const got = dt === "int32" ? [...new Int32Array(out.buffer, 0, n)] : [...new BigInt64Array(out.buffer, 0, n)].map(Number);
-      assert.deepEqual(got, expect, dt);
+testUnless(
+  hasGxx() ? null : "g++ not found, so no CPU run of integer pow",
+  "cuda: integer pow with a negative exponent truncates as PyTorch's powi (run as C++ on the CPU)",
+  () => {
+    // PyTorch's powi for e < 0: 1 for base 1, +-1 by parity for base -1, 0 for every other base
+    const bases = [2, 1, -1, 0, -2, 3, -1, 1, 0, 7, -1, -1, -7, 5];
+    const exps = [-1, -1, -1, -1, -1, 0, -2, -3, -2, 2, -2147483648, -2147483647, 3, -1];
+    const expect = [0, 1, -1, 0, 0, 1, 1, 1, 0, 49, 1, -1, -343, 0];
+    const n = bases.length;
+    const dir = mkdtempSync(join(tmpdir(), "pt-cuda-ipow-"));
+    try {
+      writeFileSync(join(dir, "shim.h"), SHIM);
+      for (const [dt, code, size] of [["int32", 4, 4], ["int64", 5, 8]] as const) {
+        const pack = (xs: number[]) => bytesOf(code, xs);
+        const src = cudaElementwiseSource(binary("pow", load(0, dt), load(1, dt), dt), 2);
+        const views = [[code, 0, n * size], [code, 0, n * size], [code, 0, n * size]];
+        const out = runOnCpu(dir, `ipow_${dt}`, src, n, views, [], [pack(bases), pack(exps)]);
+        const got = dt === "int32" ? [...new Int32Array(out.buffer, 0, n)] : [...new BigInt64Array(out.buffer, 0, n)].map(Number);
+        assert.deepEqual(got, expect, dt);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 /** The dtype code of E for an ewreduce program: its STORE's ctype (f32, f64, i32, i64). */
 const E_DTYPE = [0, 3, 4, 5];
@@ -458,177 +462,178 @@ function orderSensitive(n: number, seed: number, nans = false): number[] {
   return out;
 }
 
-test("cuda: an ewreduce program gives the reduce template's bits on the materialized expression (both run as C++ on the CPU)", () => {
-  if (!hasGxx()) {
-    console.log("cuda_render: g++ not found; skipping the CPU run of the ewreduce programs");
-    return;
-  }
-  const R = { sum: 0, prod: 1, max: 2, min: 3, argmax: 4, argmin: 5, any: 6, all: 7, mean: 8, var: 9, std: 10, count: 11 };
-  const F32 = 0, F64 = 3, I32 = 4, I64 = 5;
-  const c0: Expr = { k: "const", index: 0, dtype: "float32" };
-  const idx: Expr = { k: "index", dtype: "int32" };
-  // [op, ddof, start, rows, rowlen]: rows of E rowlen apart from element start (blocks.h).
-  type Geometry = [number, number, number, number, number];
-  // Every op over whole rows, then rows from starts at every alignment, empty and short rows.
-  const geometries = (numel: number, rowlen: number): Geometry[] => [
-    ...[R.sum, R.mean, R.var, R.std, R.max, R.min, R.argmax, R.argmin, R.count, R.any, R.all, R.prod].map((op): Geometry => [
-      op,
-      1,
-      0,
-      numel / rowlen,
-      rowlen,
-    ]),
-    [R.sum, 1, 5, 3, Math.floor((numel - 5) / 3)], // a misaligned start: rows with a head and a tail
-    [R.sum, 1, 3, 1, numel - 3], // one row of all but the first elements (a split reduction's tail)
-    [R.mean, 1, 7, 6, Math.floor((numel - 7) / 6) - 1],
-    [R.var, 0, 1, 4, Math.floor((numel - 1) / 4) - 3],
-    [R.std, 3, 2, 2, Math.floor((numel - 2) / 2)],
-    [R.argmax, 1, 9, 5, 40],
-    [R.max, 1, 9, 5, 40],
-    [R.sum, 1, 0, 3, 0], // empty rows: the identity
-    [R.max, 1, 0, 2, 0], // empty rows of max: an error
-    [R.sum, 1, 11, 2, 3], // rows shorter than the head
-    ...[R.sum, R.var, R.count, R.argmax].map((op): Geometry => [op, 1, 1, 1, numel - 1]), // long rows: every unrolled step
-  ];
-  const cases: { name: string; expr: Expr; shape: number[]; inputs: EwInput[]; consts: number[]; geometries: Geometry[] }[] = [];
-  {
-    // f32 products of contiguous inputs (linear), with the index in the expression
-    const shape = [7, 1003], n = 7 * 1003;
-    const x = orderSensitive(n, 1), y = orderSensitive(n, 2);
-    const expr = binary(
-      "add",
-      binary("mul", load(0, "float32"), load(1, "float32"), "float32"),
-      binary("mul", cast(idx, "float32"), c0, "float32"),
-      "float32",
-    );
-    const inputs = [x, y].map((v) => ({ dt: F32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(F32, v) }));
-    cases.push({ name: "f32 x*y + i*c", expr, shape, inputs, consts: [1e-3], geometries: geometries(n, 1003) });
-  }
-  {
-    // NaNs for max/min/argmax/argmin (the first NaN wins), through an offset view
-    const shape = [5, 800], n = 4000;
-    const x = orderSensitive(n + 3, 3, true);
-    const expr = binary("maximum", load(0, "float32"), unary("neg", c0, "float32"), "float32");
-    const inputs = [{ dt: F32, offset: 3, strides: rowMajor(shape), bytes: bytesOf(F32, x) }];
-    const rows: Geometry[] = [R.max, R.min, R.argmax, R.argmin, R.sum, R.count].map((op) => [op, 1, 0, 5, 800]);
-    cases.push({ name: "f32 NaNs", expr, shape, inputs, consts: [0.5], geometries: [...rows, [R.argmax, 1, 1, 3, 1333]] });
-  }
-  {
-    // f64 squared deviations from a broadcast row mean: rows inside the last dim are affine,
-    // rows across it need coordinates (pt_ew_coords)
-    const shape = [6, 700], n = 4200;
-    const x = orderSensitive(n, 4), m = orderSensitive(6, 5);
-    const expr = unary("square", binary("sub", load(0, "float64"), load(1, "float64"), "float64"), "float64");
-    const inputs = [
-      { dt: F64, offset: 0, strides: [700, 1], bytes: bytesOf(F64, x) },
-      { dt: F64, offset: 0, strides: [1, 0], bytes: bytesOf(F64, m) },
+testUnless(
+  hasGxx() ? null : "g++ not found, so no CPU run of the ewreduce programs",
+  "cuda: an ewreduce program gives the reduce template's bits on the materialized expression (both run as C++ on the CPU)",
+  () => {
+    const R = { sum: 0, prod: 1, max: 2, min: 3, argmax: 4, argmin: 5, any: 6, all: 7, mean: 8, var: 9, std: 10, count: 11 };
+    const F32 = 0, F64 = 3, I32 = 4, I64 = 5;
+    const c0: Expr = { k: "const", index: 0, dtype: "float32" };
+    const idx: Expr = { k: "index", dtype: "int32" };
+    // [op, ddof, start, rows, rowlen]: rows of E rowlen apart from element start (blocks.h).
+    type Geometry = [number, number, number, number, number];
+    // Every op over whole rows, then rows from starts at every alignment, empty and short rows.
+    const geometries = (numel: number, rowlen: number): Geometry[] => [
+      ...[R.sum, R.mean, R.var, R.std, R.max, R.min, R.argmax, R.argmin, R.count, R.any, R.all, R.prod].map((op): Geometry => [
+        op,
+        1,
+        0,
+        numel / rowlen,
+        rowlen,
+      ]),
+      [R.sum, 1, 5, 3, Math.floor((numel - 5) / 3)], // a misaligned start: rows with a head and a tail
+      [R.sum, 1, 3, 1, numel - 3], // one row of all but the first elements (a split reduction's tail)
+      [R.mean, 1, 7, 6, Math.floor((numel - 7) / 6) - 1],
+      [R.var, 0, 1, 4, Math.floor((numel - 1) / 4) - 3],
+      [R.std, 3, 2, 2, Math.floor((numel - 2) / 2)],
+      [R.argmax, 1, 9, 5, 40],
+      [R.max, 1, 9, 5, 40],
+      [R.sum, 1, 0, 3, 0], // empty rows: the identity
+      [R.max, 1, 0, 2, 0], // empty rows of max: an error
+      [R.sum, 1, 11, 2, 3], // rows shorter than the head
+      ...[R.sum, R.var, R.count, R.argmax].map((op): Geometry => [op, 1, 1, 1, numel - 1]), // long rows: every unrolled step
     ];
-    cases.push({ name: "f64 (x - m)^2", expr, shape, inputs, consts: [], geometries: geometries(n, 700) });
-  }
-  {
-    // f32 from float16 bits and a transposed input: strided, affine with a step of 300
-    const shape = [4, 300], n = 1200;
-    const h = Array.from({ length: n }, (_, i) => 0x3c00 + ((i * 37) & 0x7ff) - 0x400);
-    const t = orderSensitive(n, 6);
-    const expr = binary("mul", cast(load(0, "float16"), "float32"), load(1, "float32"), "float32");
-    const inputs = [
-      { dt: 1, offset: 0, strides: [300, 1], bytes: bytesOf(1, h) },
-      { dt: F32, offset: 0, strides: [1, 4], bytes: bytesOf(F32, t) },
-    ];
-    const rows: Geometry[] = [[R.sum, 1, 0, 4, 300], [R.sum, 1, 1, 2, 599], [R.var, 1, 0, 4, 300], [R.mean, 1, 2, 3, 397]];
-    cases.push({ name: "f16 * transposed f32", expr, shape, inputs, consts: [], geometries: rows });
-  }
-  {
-    // integers: i32 sums wrap, i64 floor division; counts and arg positions
-    const shape = [3, 1000], n = 3000;
-    const r = rng(7);
-    const a = Array.from({ length: n }, () => Math.floor(r() * 2 ** 31) - 2 ** 30);
-    const b = Array.from({ length: n }, () => Math.floor(r() * 200) - 100 || 7);
-    const i32 = binary("add", load(0, "int32"), load(1, "int32"), "int32");
-    const inputs = [a, b].map((v) => ({ dt: I32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I32, v) }));
-    cases.push({ name: "i32 x+y", expr: i32, shape, inputs, consts: [], geometries: geometries(n, 1000) });
-    const i64 = binary("div", cast(load(0, "int32"), "int64"), load(1, "int64"), "int64");
-    const inputs64 = [
-      { dt: I32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I32, a) },
-      { dt: I64, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I64, b) },
-    ];
-    cases.push({ name: "i64 x//y", expr: i64, shape, inputs: inputs64, consts: [], geometries: geometries(n, 1000) });
-  }
-  {
-    // comparisons: bool values are i32 0/1; and an expression of the index alone (no inputs)
-    const shape = [4, 999], n = 3996;
-    const x = orderSensitive(n, 8, true);
-    const gt = binary("gt", load(0, "float32"), c0, "bool");
-    const inputs = [{ dt: F32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(F32, x) }];
-    cases.push({ name: "bool x > c", expr: gt, shape, inputs, consts: [0.25], geometries: geometries(n, 999) });
-    const ramp = binary("mul", cast(idx, "float32"), c0, "float32");
-    cases.push({ name: "f32 i*c, no inputs", expr: ramp, shape, inputs: [], consts: [0.37], geometries: geometries(n, 999) });
-  }
-
-  // One C++ unit: the reduce template, then each case's ew and ewreduce programs, each in a
-  // namespace with pt_main renamed; tools/cuda_emu runs a block as 256 fibers with real barriers.
-  const outDtype = (op: number, eDt: number) =>
-    op === R.argmax || op === R.argmin || op === R.count || op === R.any || op === R.all
-      ? I64
-      : eDt === F32 || eDt === F64 || op >= R.mean
-      ? F64 // the accumulator's double, every bit of it
-      : I64;
-  const unit: string[] = [
-    "#define PT_NOINLINE __attribute__((noinline))",
-    '#include "shim.h"',
-    `namespace red {\n#define pt_main pt_main_red\n${cudaTemplateSource("reduce")}\n#undef pt_main\n}`,
-    "#undef PT_CUDA_MAX_SLOTS",
-  ];
-  const runs: string[] = [];
-  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-ewr-"));
-  try {
-    cases.forEach((c, k) => {
-      const words = encodeBytecode(c.expr, c.inputs.length);
-      const eDt = E_DTYPE[words[words.length - 5]]; // STORE's ctype
-      const numel = c.shape.reduce((a, b) => a * b, 1);
-      const rank = c.shape.length;
-      unit.push(`namespace ew${k} {\n#define pt_main pt_main_ew${k}\n${cudaElementwiseSource(c.expr, c.inputs.length)}\n#undef pt_main\n}`);
-      unit.push(
-        `namespace er${k} {\n#define pt_main pt_main_er${k}\n${cudaElementwiseReduceSource(c.expr, c.inputs.length) // the program for every op (the block's)
-        }\n#undef pt_main\n}`,
+    const cases: { name: string; expr: Expr; shape: number[]; inputs: EwInput[]; consts: number[]; geometries: Geometry[] }[] = [];
+    {
+      // f32 products of contiguous inputs (linear), with the index in the expression
+      const shape = [7, 1003], n = 7 * 1003;
+      const x = orderSensitive(n, 1), y = orderSensitive(n, 2);
+      const expr = binary(
+        "add",
+        binary("mul", load(0, "float32"), load(1, "float32"), "float32"),
+        binary("mul", cast(idx, "float32"), c0, "float32"),
+        "float32",
       );
-      c.inputs.forEach((inp, v) => writeFileSync(join(dir, `in${k}_${v}.bin`), inp.bytes));
-      const ins = c.inputs.map((inp, v) => `load("${join(dir, `in${k}_${v}.bin`)}", ${inp.bytes.length})`);
-      const ewBlock = [rank, ...pad8(c.shape, 1), c.inputs.length + 1, ...viewSlots(0, eDt, 0, rowMajor(c.shape))];
-      c.inputs.forEach((inp, v) => ewBlock.push(...viewSlots(v + 1, inp.dt, inp.offset, inp.strides)));
-      ewBlock.push(c.consts.length, ...c.consts);
-      const lines = [
-        `  { /* ${c.name} */`,
-        `    std::vector<void *> ins = {${ins.join(", ")}};`,
-        `    char *E = (char *)aligned_alloc(256, ${Math.ceil((numel * CODE_SIZE[eDt] + 1) / 256) * 256});`,
-        `    long long err[4] = {0, 0, 0, 0};`,
-        `    std::vector<void *> bufs = {E};`,
-        `    bufs.insert(bufs.end(), ins.begin(), ins.end());`,
-        `    { ew${k}::pt_params p; fill(p, {${ewBlock}}, bufs, err); emu_launch(ew${k}::pt_main_ew${k}, p, ${
-          Math.min(Math.ceil(numel / 256), 4)
-        }); }`,
-        `    if (err[0]) printf("ew ${k} failed: %lld\\n", err[0]);`,
+      const inputs = [x, y].map((v) => ({ dt: F32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(F32, v) }));
+      cases.push({ name: "f32 x*y + i*c", expr, shape, inputs, consts: [1e-3], geometries: geometries(n, 1003) });
+    }
+    {
+      // NaNs for max/min/argmax/argmin (the first NaN wins), through an offset view
+      const shape = [5, 800], n = 4000;
+      const x = orderSensitive(n + 3, 3, true);
+      const expr = binary("maximum", load(0, "float32"), unary("neg", c0, "float32"), "float32");
+      const inputs = [{ dt: F32, offset: 3, strides: rowMajor(shape), bytes: bytesOf(F32, x) }];
+      const rows: Geometry[] = [R.max, R.min, R.argmax, R.argmin, R.sum, R.count].map((op) => [op, 1, 0, 5, 800]);
+      cases.push({ name: "f32 NaNs", expr, shape, inputs, consts: [0.5], geometries: [...rows, [R.argmax, 1, 1, 3, 1333]] });
+    }
+    {
+      // f64 squared deviations from a broadcast row mean: rows inside the last dim are affine,
+      // rows across it need coordinates (pt_ew_coords)
+      const shape = [6, 700], n = 4200;
+      const x = orderSensitive(n, 4), m = orderSensitive(6, 5);
+      const expr = unary("square", binary("sub", load(0, "float64"), load(1, "float64"), "float64"), "float64");
+      const inputs = [
+        { dt: F64, offset: 0, strides: [700, 1], bytes: bytesOf(F64, x) },
+        { dt: F64, offset: 0, strides: [1, 0], bytes: bytesOf(F64, m) },
       ];
-      c.geometries.forEach(([op, ddof, start, rows, rowlen], g) => {
-        const od = outDtype(op, eDt);
-        const red = [op, ddof, 1, ...pad8([rows], 1), 1, ...pad8([rowlen], 1), ...viewSlots(0, eDt, start, [rowlen])];
-        red.push(...pad8([1], 0), ...viewSlots(1, od, 0, [1]));
-        const er = [op, ddof, rank, ...pad8(c.shape, 1), start, rows, rowlen, c.inputs.length + 1, ...viewSlots(0, od, 0, [1])];
-        c.inputs.forEach((inp, v) => er.push(...viewSlots(v + 1, inp.dt, inp.offset, inp.strides)));
-        er.push(c.consts.length, ...c.consts);
-        const grid = Math.min(rows, 2); // fewer blocks than rows: the row loop strides
-        lines.push(`    compare(${k}, ${g}, ${rows * 8}, [&](char *out, long long *e) {
+      cases.push({ name: "f64 (x - m)^2", expr, shape, inputs, consts: [], geometries: geometries(n, 700) });
+    }
+    {
+      // f32 from float16 bits and a transposed input: strided, affine with a step of 300
+      const shape = [4, 300], n = 1200;
+      const h = Array.from({ length: n }, (_, i) => 0x3c00 + ((i * 37) & 0x7ff) - 0x400);
+      const t = orderSensitive(n, 6);
+      const expr = binary("mul", cast(load(0, "float16"), "float32"), load(1, "float32"), "float32");
+      const inputs = [
+        { dt: 1, offset: 0, strides: [300, 1], bytes: bytesOf(1, h) },
+        { dt: F32, offset: 0, strides: [1, 4], bytes: bytesOf(F32, t) },
+      ];
+      const rows: Geometry[] = [[R.sum, 1, 0, 4, 300], [R.sum, 1, 1, 2, 599], [R.var, 1, 0, 4, 300], [R.mean, 1, 2, 3, 397]];
+      cases.push({ name: "f16 * transposed f32", expr, shape, inputs, consts: [], geometries: rows });
+    }
+    {
+      // integers: i32 sums wrap, i64 floor division; counts and arg positions
+      const shape = [3, 1000], n = 3000;
+      const r = rng(7);
+      const a = Array.from({ length: n }, () => Math.floor(r() * 2 ** 31) - 2 ** 30);
+      const b = Array.from({ length: n }, () => Math.floor(r() * 200) - 100 || 7);
+      const i32 = binary("add", load(0, "int32"), load(1, "int32"), "int32");
+      const inputs = [a, b].map((v) => ({ dt: I32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I32, v) }));
+      cases.push({ name: "i32 x+y", expr: i32, shape, inputs, consts: [], geometries: geometries(n, 1000) });
+      const i64 = binary("div", cast(load(0, "int32"), "int64"), load(1, "int64"), "int64");
+      const inputs64 = [
+        { dt: I32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I32, a) },
+        { dt: I64, offset: 0, strides: rowMajor(shape), bytes: bytesOf(I64, b) },
+      ];
+      cases.push({ name: "i64 x//y", expr: i64, shape, inputs: inputs64, consts: [], geometries: geometries(n, 1000) });
+    }
+    {
+      // comparisons: bool values are i32 0/1; and an expression of the index alone (no inputs)
+      const shape = [4, 999], n = 3996;
+      const x = orderSensitive(n, 8, true);
+      const gt = binary("gt", load(0, "float32"), c0, "bool");
+      const inputs = [{ dt: F32, offset: 0, strides: rowMajor(shape), bytes: bytesOf(F32, x) }];
+      cases.push({ name: "bool x > c", expr: gt, shape, inputs, consts: [0.25], geometries: geometries(n, 999) });
+      const ramp = binary("mul", cast(idx, "float32"), c0, "float32");
+      cases.push({ name: "f32 i*c, no inputs", expr: ramp, shape, inputs: [], consts: [0.37], geometries: geometries(n, 999) });
+    }
+
+    // One C++ unit: the reduce template, then each case's ew and ewreduce programs, each in a
+    // namespace with pt_main renamed; tools/cuda_emu runs a block as 256 fibers with real barriers.
+    const outDtype = (op: number, eDt: number) =>
+      op === R.argmax || op === R.argmin || op === R.count || op === R.any || op === R.all
+        ? I64
+        : eDt === F32 || eDt === F64 || op >= R.mean
+        ? F64 // the accumulator's double, every bit of it
+        : I64;
+    const unit: string[] = [
+      "#define PT_NOINLINE __attribute__((noinline))",
+      '#include "shim.h"',
+      `namespace red {\n#define pt_main pt_main_red\n${cudaTemplateSource("reduce")}\n#undef pt_main\n}`,
+      "#undef PT_CUDA_MAX_SLOTS",
+    ];
+    const runs: string[] = [];
+    const dir = mkdtempSync(join(tmpdir(), "pt-cuda-ewr-"));
+    try {
+      cases.forEach((c, k) => {
+        const words = encodeBytecode(c.expr, c.inputs.length);
+        const eDt = E_DTYPE[words[words.length - 5]]; // STORE's ctype
+        const numel = c.shape.reduce((a, b) => a * b, 1);
+        const rank = c.shape.length;
+        unit.push(
+          `namespace ew${k} {\n#define pt_main pt_main_ew${k}\n${cudaElementwiseSource(c.expr, c.inputs.length)}\n#undef pt_main\n}`,
+        );
+        unit.push(
+          `namespace er${k} {\n#define pt_main pt_main_er${k}\n${cudaElementwiseReduceSource(c.expr, c.inputs.length) // the program for every op (the block's)
+          }\n#undef pt_main\n}`,
+        );
+        c.inputs.forEach((inp, v) => writeFileSync(join(dir, `in${k}_${v}.bin`), inp.bytes));
+        const ins = c.inputs.map((inp, v) => `load("${join(dir, `in${k}_${v}.bin`)}", ${inp.bytes.length})`);
+        const ewBlock = [rank, ...pad8(c.shape, 1), c.inputs.length + 1, ...viewSlots(0, eDt, 0, rowMajor(c.shape))];
+        c.inputs.forEach((inp, v) => ewBlock.push(...viewSlots(v + 1, inp.dt, inp.offset, inp.strides)));
+        ewBlock.push(c.consts.length, ...c.consts);
+        const lines = [
+          `  { /* ${c.name} */`,
+          `    std::vector<void *> ins = {${ins.join(", ")}};`,
+          `    char *E = (char *)aligned_alloc(256, ${Math.ceil((numel * CODE_SIZE[eDt] + 1) / 256) * 256});`,
+          `    long long err[4] = {0, 0, 0, 0};`,
+          `    std::vector<void *> bufs = {E};`,
+          `    bufs.insert(bufs.end(), ins.begin(), ins.end());`,
+          `    { ew${k}::pt_params p; fill(p, {${ewBlock}}, bufs, err); emu_launch(ew${k}::pt_main_ew${k}, p, ${
+            Math.min(Math.ceil(numel / 256), 4)
+          }); }`,
+          `    if (err[0]) printf("ew ${k} failed: %lld\\n", err[0]);`,
+        ];
+        c.geometries.forEach(([op, ddof, start, rows, rowlen], g) => {
+          const od = outDtype(op, eDt);
+          const red = [op, ddof, 1, ...pad8([rows], 1), 1, ...pad8([rowlen], 1), ...viewSlots(0, eDt, start, [rowlen])];
+          red.push(...pad8([1], 0), ...viewSlots(1, od, 0, [1]));
+          const er = [op, ddof, rank, ...pad8(c.shape, 1), start, rows, rowlen, c.inputs.length + 1, ...viewSlots(0, od, 0, [1])];
+          c.inputs.forEach((inp, v) => er.push(...viewSlots(v + 1, inp.dt, inp.offset, inp.strides)));
+          er.push(c.consts.length, ...c.consts);
+          const grid = Math.min(rows, 2); // fewer blocks than rows: the row loop strides
+          lines.push(`    compare(${k}, ${g}, ${rows * 8}, [&](char *out, long long *e) {
       red::pt_params p; fill(p, {${red}}, {E, out}, e); emu_launch(red::pt_main_red, p, ${grid});
     }, [&](char *out, long long *e) {
       std::vector<void *> b = {out};
       b.insert(b.end(), ins.begin(), ins.end());
       er${k}::pt_params p; fill(p, {${er}}, b, e); emu_launch(er${k}::pt_main_er${k}, p, ${grid});
     });`);
+        });
+        lines.push("  }");
+        runs.push(lines.join("\n"));
       });
-      lines.push("  }");
-      runs.push(lines.join("\n"));
-    });
-    unit.push(String.raw`#include "run.h"
+      unit.push(String.raw`#include "run.h"
 #include <functional>
 #include <vector>
 static void *load(const char *path, long n) {
@@ -662,28 +667,29 @@ ${runs.join("\n")}
   return 0;
 }
 `);
-    const file = join(dir, "ewreduce.cc"), exe = join(dir, "ewreduce");
-    writeFileSync(file, unit.join("\n"));
-    const emu = new URL("../tools/cuda_emu/", import.meta.url).pathname;
-    const cc = spawnSync("g++", ["-std=c++20", "-O1", "-w", "-I", emu, "-x", "c++", file, "-o", exe, "-lm"], { encoding: "utf8" });
-    assert.equal(cc.status, 0, `g++ failed:\n${(cc.stderr ?? "").slice(0, 4000)}`);
-    const run = spawnSync(exe, [], { encoding: "utf8", maxBuffer: 1 << 26 });
-    assert.equal(run.status, 0, `the emulation exited with ${run.status}:\n${(run.stderr ?? "").slice(0, 2000)}`);
-    const lines = run.stdout.trim().split("\n");
-    assert.equal(lines.length, cases.reduce((s, c) => s + c.geometries.length, 0), run.stdout.slice(0, 2000));
-    for (const line of lines) {
-      const [k, g, errA, outA, errB, outB] = line.split(" ");
-      const c = cases[Number(k)], [op, ddof, start, rows, rowlen] = c.geometries[Number(g)];
-      const what = `${c.name}: op ${op} ddof ${ddof}, ${rows} rows of ${rowlen} from ${start}`;
-      assert.equal(errB, errA, `${what}: error code`);
-      assert.equal(outB, outA, `${what}: the fused result differs from the reduce template's`);
-      if (errA === "0") assert.ok(!outA.includes("cdcdcdcd"), `${what}: every row was written`);
-      else assert.ok(op === R.max && rowlen === 0, `${what}: unexpected error ${errA}`);
+      const file = join(dir, "ewreduce.cc"), exe = join(dir, "ewreduce");
+      writeFileSync(file, unit.join("\n"));
+      const emu = new URL("../tools/cuda_emu/", import.meta.url).pathname;
+      const cc = spawnSync("g++", ["-std=c++20", "-O1", "-w", "-I", emu, "-x", "c++", file, "-o", exe, "-lm"], { encoding: "utf8" });
+      assert.equal(cc.status, 0, `g++ failed:\n${(cc.stderr ?? "").slice(0, 4000)}`);
+      const run = spawnSync(exe, [], { encoding: "utf8", maxBuffer: 1 << 26 });
+      assert.equal(run.status, 0, `the emulation exited with ${run.status}:\n${(run.stderr ?? "").slice(0, 2000)}`);
+      const lines = run.stdout.trim().split("\n");
+      assert.equal(lines.length, cases.reduce((s, c) => s + c.geometries.length, 0), run.stdout.slice(0, 2000));
+      for (const line of lines) {
+        const [k, g, errA, outA, errB, outB] = line.split(" ");
+        const c = cases[Number(k)], [op, ddof, start, rows, rowlen] = c.geometries[Number(g)];
+        const what = `${c.name}: op ${op} ddof ${ddof}, ${rows} rows of ${rowlen} from ${start}`;
+        assert.equal(errB, errA, `${what}: error code`);
+        assert.equal(outB, outA, `${what}: the fused result differs from the reduce template's`);
+        if (errA === "0") assert.ok(!outA.includes("cdcdcdcd"), `${what}: every row was written`);
+        else assert.ok(op === R.max && rowlen === 0, `${what}: unexpected error ${errA}`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 test("every error report is spelled pt_fail(p.err, so the driver knows which programs can set the word", () => {
   const sources: [string, string][] = Object.keys(CUDA_TEMPLATES).map((n) => [n, cudaTemplateSource(n)]);

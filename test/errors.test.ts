@@ -4,7 +4,7 @@
  * not leak device memory on the way out, and must leave the library working.
  */
 import * as pt from "../mod.ts";
-import { assert, assertTensorError, test } from "./harness.ts";
+import { assert, assertTensorError, test, testUnless } from "./harness.ts";
 
 /** The error, then: no bytes leaked by the failing op, and a later op still succeeds. */
 function bad(fn: () => unknown, ...patterns: RegExp[]): void {
@@ -101,6 +101,14 @@ test("permute with an out-of-range axis names the axis", () => {
 test("permute with too few axes names the count and rank", () => {
   using a = pt.ones([2, 3]);
   bad(() => a.permute(0), /^permute: /, /1 axes/, /rank 2/);
+});
+
+test("cat of a 0-d tensor names cat and the tensor's position; stack of 0-d tensors gives a 1-D tensor", () => {
+  using a = pt.tensor([1, 2]), s = pt.tensor(3);
+  bad(() => pt.cat([a, s]), /^cat: /, /0-d tensor \(at position 1\)/, /stack/);
+  using t = pt.stack([s, s]);
+  assert.deepEqual([...t.shape], [2]);
+  assert.deepEqual([...t.toArray()], [3, 3]);
 });
 
 test("cat along axis 1 of rank-1 tensors names the axis", () => {
@@ -328,15 +336,16 @@ test("tensors from before the device was closed are rejected, and the device wor
   assert.deepEqual(nums(r), [3, 3]);
 });
 
-test("tensors on two different devices in one op name both devices", () => {
-  const all = pt.devices();
-  if (all.length < 2) {
-    console.log(`skipped: only ${all.map((d) => d.id).join(", ")} exists here, so no op can mix two devices`);
-    return;
-  }
-  using a = pt.ones([2], { device: all[0].id }), b = pt.ones([2], { device: all[1].id });
-  bad(() => a.add(b), /^add: /, /different devices/, new RegExp(all[0].id), new RegExp(all[1].id));
-});
+const allDevices = pt.devices();
+testUnless(
+  allDevices.length < 2 ? `only ${allDevices.map((d) => d.id).join(", ")} exists here, so no op can mix two devices` : null,
+  "tensors on two different devices in one op name both devices",
+  () => {
+    const all = allDevices;
+    using a = pt.ones([2], { device: all[0].id }), b = pt.ones([2], { device: all[1].id });
+    bad(() => a.add(b), /^add: /, /different devices/, new RegExp(all[0].id), new RegExp(all[1].id));
+  },
+);
 
 // ----- messages in the user's terms (the function they called, what was wrong), never the internals'
 

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assert, test } from "./harness.ts";
+import { assert, test, testUnless } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { GLSL_TEMPLATES, glslElementwiseSource, glslRenderer, glslTemplateSource } from "../src/kernels/glsl.ts";
 import type { DType } from "../src/tensor/dtype.ts";
@@ -345,41 +345,41 @@ function has(tool: string): boolean {
   }
 }
 
-test("glsl: every program compiles to valid SPIR-V for Vulkan 1.2 (glslangValidator, spirv-val)", () => {
-  if (!has("glslangValidator")) {
-    console.log("glsl_render: glslangValidator not found; skipping the SPIR-V compile (the driver's shaderc compiles these)");
-    return;
-  }
-  const validate = has("spirv-val");
-  if (!validate) console.log("glsl_render: spirv-val not found; compiling without validating the SPIR-V");
-  const programs: [string, string][] = KINDS.map((k) => [k, glslTemplateSource(k)]);
-  programs.push(["ew_mixed", glslElementwiseSource(mixed(), 2)]);
-  for (const op of Object.keys(UNARY) as UnaryOp[]) {
-    for (const dt of COMPUTE) {
-      if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
+testUnless(
+  has("glslangValidator") ? null : "glslangValidator not found, so no SPIR-V compile (the driver's shaderc compiles these)",
+  "glsl: every program compiles to valid SPIR-V for Vulkan 1.2 (glslangValidator, spirv-val)",
+  () => {
+    const validate = has("spirv-val");
+    if (!validate) console.log("glsl_render: spirv-val not found; compiling without validating the SPIR-V");
+    const programs: [string, string][] = KINDS.map((k) => [k, glslTemplateSource(k)]);
+    programs.push(["ew_mixed", glslElementwiseSource(mixed(), 2)]);
+    for (const op of Object.keys(UNARY) as UnaryOp[]) {
+      for (const dt of COMPUTE) {
+        if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
+      }
     }
-  }
-  for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
-  for (const [name, expr, n] of ewReduceCases()) programs.push([`ewreduce_${name}`, ewReduceSource(expr, n)]);
-  compileAll(programs, validate);
-});
+    for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+    for (const [name, expr, n] of ewReduceCases()) programs.push([`ewreduce_${name}`, ewReduceSource(expr, n)]);
+    compileAll(programs, validate);
+  },
+);
 
-test("glsl: linear-layout programs compile to valid SPIR-V for every dtype and compute type (glslangValidator, spirv-val)", () => {
-  if (!has("glslangValidator")) {
-    console.log("glsl_render: glslangValidator not found; skipping the SPIR-V compile of the linear-layout programs");
-    return;
-  }
-  const programs: [string, string][] = linearCases().map(([name, expr, dtypes]) => [`ew_linear_${name}`, linearSource(expr, dtypes)]);
-  // every dtype as an input read in each compute type and as the output stored from one
-  for (const d of Object.keys(CODE) as DType[]) {
-    for (const ct of COMPUTE) {
-      const sum = (a: Expr, b: Expr) => binary("add", a, b, ct);
-      const reads = COMPUTE.map((from) => cast(load(0, from), ct)); // input 0 (dtype d) loaded as each compute type
-      programs.push([`ew_linear_${d}_${ct}`, linearSource(cast(sum(sum(reads[0], reads[1]), sum(reads[2], reads[3])), d), [d, d])]);
+testUnless(
+  has("glslangValidator") ? null : "glslangValidator not found, so no SPIR-V compile of the linear-layout programs",
+  "glsl: linear-layout programs compile to valid SPIR-V for every dtype and compute type (glslangValidator, spirv-val)",
+  () => {
+    const programs: [string, string][] = linearCases().map(([name, expr, dtypes]) => [`ew_linear_${name}`, linearSource(expr, dtypes)]);
+    // every dtype as an input read in each compute type and as the output stored from one
+    for (const d of Object.keys(CODE) as DType[]) {
+      for (const ct of COMPUTE) {
+        const sum = (a: Expr, b: Expr) => binary("add", a, b, ct);
+        const reads = COMPUTE.map((from) => cast(load(0, from), ct)); // input 0 (dtype d) loaded as each compute type
+        programs.push([`ew_linear_${d}_${ct}`, linearSource(cast(sum(sum(reads[0], reads[1]), sum(reads[2], reads[3])), d), [d, d])]);
+      }
     }
-  }
-  compileAll(programs, has("spirv-val"));
-});
+    compileAll(programs, has("spirv-val"));
+  },
+);
 
 /** Compiles each program with glslangValidator for Vulkan 1.2 and, when asked, validates it with spirv-val. */
 function compileAll(programs: [string, string][], validate: boolean): void {

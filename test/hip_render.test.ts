@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assert, test } from "./harness.ts";
+import { assert, test, testUnless } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { cudaElementwiseReduceSource, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "../src/kernels/cuda.ts";
 import {
@@ -309,15 +309,15 @@ function gxx(shim: string, programs: [string, string][]): void {
   }
 }
 
-test("hip: every program compiles as C++ against stand-ins for HIP's and (hip-on-cuda) CUDA's built-ins (g++)", () => {
-  if (!hasGxx()) {
-    console.log("hip_render: g++ not found; skipping the C++ syntax check (hiprtc, or NVRTC with PT_CUDA_KERNELS=hip, compiles these)");
-    return;
-  }
-  const programs: [string, string][] = KINDS.map((k) => [k, hipTemplateSource(k)]);
-  for (const [name, expr, n] of elementwiseCases()) programs.push([`ew_${name}`, hipElementwiseSource(expr, n)]);
-  for (const [name, expr, n] of ewReduceCases()) programs.push([`ewr_${name}`, hipElementwiseReduceSource(expr, n)]);
-  programs.push(["lanes", HIP_PART + LANES]);
-  gxx(HIP_SHIM, programs);
-  gxx(CUDA_SHIM, programs.map(([name, src]) => [name, HIP_ON_CUDA + src]));
-});
+testUnless(
+  hasGxx() ? null : "g++ not found, so no C++ syntax check (hiprtc, or NVRTC with PT_CUDA_KERNELS=hip, compiles these)",
+  "hip: every program compiles as C++ against stand-ins for HIP's and (hip-on-cuda) CUDA's built-ins (g++)",
+  () => {
+    const programs: [string, string][] = KINDS.map((k) => [k, hipTemplateSource(k)]);
+    for (const [name, expr, n] of elementwiseCases()) programs.push([`ew_${name}`, hipElementwiseSource(expr, n)]);
+    for (const [name, expr, n] of ewReduceCases()) programs.push([`ewr_${name}`, hipElementwiseReduceSource(expr, n)]);
+    programs.push(["lanes", HIP_PART + LANES]);
+    gxx(HIP_SHIM, programs);
+    gxx(CUDA_SHIM, programs.map(([name, src]) => [name, HIP_ON_CUDA + src]));
+  },
+);

@@ -1,5 +1,5 @@
 /**
- * Lazy fused expressions (DESIGN.md section 6): deferred results equal eager ones bit for
+ * Lazy fused expressions (docs/architecture.md, Lazy fusion): deferred results equal eager ones bit for
  * bit, aliases share one materialization, inputs may go before the fused kernel runs, and
  * deferral can be turned off. Runs on the default device (PT_DEVICE); random programs are
  * also checked against a JS evaluation of the same ops.

@@ -1,5 +1,5 @@
 /**
- * Memory pressure (DESIGN.md sections 4 and 10): an allocation the device cannot satisfy
+ * Memory pressure (docs/architecture.md, Memory): an allocation the device cannot satisfy
  * trims the cache, retries once and fails with a clear out-of-memory TensorError, after
  * which allocation works; memoryStats() is kept per device; emptyCache() returns only the
  * cache; exact-size and zero-byte allocations are first-class. (Counting allocations,

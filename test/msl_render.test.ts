@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assert, test } from "./harness.ts";
+import { assert, test, testUnless } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { MSL_TEMPLATES, mslElementwiseReduceSource, mslElementwiseSource, mslRenderer, mslTemplateSource } from "../src/kernels/msl.ts";
 import { MSL_HOST_SHIM } from "../src/kernels/msl/shim.ts";
@@ -262,27 +262,27 @@ function gxx(): boolean {
 }
 const FLAGS = ["-std=c++17", "-Wall", "-Wno-attributes", "-Wno-unused-function", "-Wno-unused-variable", "-Wno-unused-but-set-variable"];
 
-test("msl: every program compiles as C++17 against a stand-in <metal_stdlib> (g++)", () => {
-  if (!gxx()) {
-    console.log("msl_render: g++ not found; skipping the C++ syntax check (no Metal compiler here either)");
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), "pt-msl-"));
-  try {
-    writeFileSync(join(dir, "metal_stdlib"), MSL_HOST_SHIM);
-    // One translation unit: each program in a namespace of its own, the include hoisted.
-    const unit = allPrograms().map(([name, src], i) =>
-      `namespace p${i} { /* ${name} */\n${src.replace(/\0$/, "").replace("#include <metal_stdlib>\nusing namespace metal;\n", "")}\n}\n`
-    );
-    const file = join(dir, "programs.cpp");
-    writeFileSync(file, `#include <metal_stdlib>\nusing namespace metal;\n${unit.join("")}`);
-    const r = spawnSync("g++", [...FLAGS, "-fsyntax-only", "-I", dir, "-x", "c++", file], { encoding: "utf8" });
-    assert.equal(r.status, 0, `g++ rejected a program:\n${(r.stderr ?? "").slice(0, 4000)}`);
-    assert.equal(r.stderr ?? "", "", `g++ warned:\n${(r.stderr ?? "").slice(0, 4000)}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+testUnless(
+  gxx() ? null : "g++ not found, so no C++ syntax check (no Metal compiler here either)",
+  "msl: every program compiles as C++17 against a stand-in <metal_stdlib> (g++)",
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "pt-msl-"));
+    try {
+      writeFileSync(join(dir, "metal_stdlib"), MSL_HOST_SHIM);
+      // One translation unit: each program in a namespace of its own, the include hoisted.
+      const unit = allPrograms().map(([name, src], i) =>
+        `namespace p${i} { /* ${name} */\n${src.replace(/\0$/, "").replace("#include <metal_stdlib>\nusing namespace metal;\n", "")}\n}\n`
+      );
+      const file = join(dir, "programs.cpp");
+      writeFileSync(file, `#include <metal_stdlib>\nusing namespace metal;\n${unit.join("")}`);
+      const r = spawnSync("g++", [...FLAGS, "-fsyntax-only", "-I", dir, "-x", "c++", file], { encoding: "utf8" });
+      assert.equal(r.status, 0, `g++ rejected a program:\n${(r.stderr ?? "").slice(0, 4000)}`);
+      assert.equal(r.stderr ?? "", "", `g++ warned:\n${(r.stderr ?? "").slice(0, 4000)}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 /** Host checks of the helpers; each prints "name failures" and the test wants 0 failures. */
 const HOST_MAIN = String.raw`
@@ -374,24 +374,24 @@ int main() {
 }
 `;
 
-test("msl: numeric helpers agree with the C library when run on the host (g++)", () => {
-  if (!gxx()) {
-    console.log("msl_render: g++ not found; skipping the host run of the numeric helpers");
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), "pt-msl-host-"));
-  try {
-    writeFileSync(join(dir, "metal_stdlib"), MSL_HOST_SHIM);
-    const file = join(dir, "host.cpp"), exe = join(dir, "host");
-    writeFileSync(file, `${PREAMBLE}${DF_HELPERS}${EW_HELPERS}${HOST_MAIN}`);
-    const c = spawnSync("g++", [...FLAGS, "-O1", "-ffp-contract=off", "-I", dir, "-x", "c++", file, "-o", exe], { encoding: "utf8" });
-    assert.equal(c.status, 0, `g++ failed:\n${(c.stderr ?? "").slice(0, 4000)}`);
-    const r = spawnSync(exe, [], { encoding: "utf8" });
-    assert.equal(r.status, 0, r.stderr);
-    const results = Object.fromEntries(r.stdout.trim().split("\n").map((l) => l.split(" ")).map(([k, v]) => [k, Number(v)]));
-    assert.deepEqual(Object.keys(results), ["f16", "int64", "arith", "math", "df_round", "ipow"]);
-    for (const [k, v] of Object.entries(results)) assert.equal(v, 0, `${k}: ${v} failures`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+testUnless(
+  gxx() ? null : "g++ not found, so no host run of the numeric helpers",
+  "msl: numeric helpers agree with the C library when run on the host (g++)",
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "pt-msl-host-"));
+    try {
+      writeFileSync(join(dir, "metal_stdlib"), MSL_HOST_SHIM);
+      const file = join(dir, "host.cpp"), exe = join(dir, "host");
+      writeFileSync(file, `${PREAMBLE}${DF_HELPERS}${EW_HELPERS}${HOST_MAIN}`);
+      const c = spawnSync("g++", [...FLAGS, "-O1", "-ffp-contract=off", "-I", dir, "-x", "c++", file, "-o", exe], { encoding: "utf8" });
+      assert.equal(c.status, 0, `g++ failed:\n${(c.stderr ?? "").slice(0, 4000)}`);
+      const r = spawnSync(exe, [], { encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      const results = Object.fromEntries(r.stdout.trim().split("\n").map((l) => l.split(" ")).map(([k, v]) => [k, Number(v)]));
+      assert.deepEqual(Object.keys(results), ["f16", "int64", "arith", "math", "df_round", "ipow"]);
+      for (const [k, v] of Object.entries(results)) assert.equal(v, 0, `${k}: ${v} failures`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -1,5 +1,5 @@
 /**
- * Ownership (DESIGN.md section 7): `using` and dispose() free at once, views keep their
+ * Ownership (docs/architecture.md, Ownership): `using` and dispose() free at once, views keep their
  * base alive, the FinalizationRegistry frees what the program dropped, a device close
  * invalidates old tensors, memory statistics add up, and fromBuffer shares host memory.
  * Deno needs --v8-flags=--expose-gc for the GC-driven tests.

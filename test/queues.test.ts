@@ -1,5 +1,5 @@
 /**
- * Queues (DESIGN.md section 5): several per device; withQueue scopes where work goes and
+ * Queues (docs/architecture.md, Queues and completions): several per device; withQueue scopes where work goes and
  * restores the previous queue, also on throw; a tensor written on queue A and read on queue
  * B sees A's writes through a device-side wait, with no host wait (on devices whose
  * launches are asynchronous the enqueue of the consumer returns while the producer still

@@ -1,5 +1,5 @@
 /**
- * Workers (DESIGN.md section 10): a Deno or Bun Worker imports mod.ts, opens the library and
+ * Workers: a Deno or Bun Worker imports mod.ts, opens the library and
  * does its first work on the default device; two Workers do so at once; a Worker that ends
  * leaves the main thread's device alone; and a device closed by the main thread while a
  * Worker uses it gives that Worker TensorErrors (or successes), never a crash, after which

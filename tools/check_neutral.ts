@@ -1,5 +1,5 @@
 /**
- * The neutrality check (DESIGN.md section 2): shared code never names a backend, includes
+ * The neutrality check (docs/architecture.md, Neutrality): shared code never names a backend, includes
  * an SDK header, or branches on which backend is active. Shared code is native/src/core,
  * src/tensor, src/lazy and the IR side of src/kernels (a renderer file named after its
  * language is a backend's own). Comments may name backends; code may not.

@@ -266,7 +266,9 @@ static void submit_wait(VkCommandBuffer cb) {
                      .signalSemaphoreCount = 1, .pSignalSemaphores = &sem};
   check(vd.vkQueueSubmit(queue, 1, &si, NULL), "vkQueueSubmit");
   /* The wait the driver makes (queue.c vkq_wait): poll the counter, pausing between reads,
-   * for up to 200 us, then block. NVIDIA's blocking wait alone returns tens of us late. */
+   * for up to 200 us, then block: NVIDIA's blocking wait returns well after the work is done,
+   * so a floor that only blocked would flatter the driver (bench/history/sessions-1-10.md,
+   * session 7). */
   double until = now_ms() + 0.2;
   for (unsigned i = 0; spin; i++) {
     uint64_t done = 0;

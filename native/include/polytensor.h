@@ -69,7 +69,7 @@ PT_API int32_t pt_backend_name(int32_t backend, uint8_t *buf, int32_t cap);
 PT_API int32_t pt_device_count(int32_t backend);
 PT_API int32_t pt_device_name(int32_t backend, int32_t index, uint8_t *buf, int32_t cap);
 PT_API int32_t pt_device_info(int32_t backend, int32_t index, double *fields /* [PT_INFO_COUNT] */);
-/* The kernel language the device's renderer must produce ("bytecode", "cuda", "glsl", "msl"). */
+/* The kernel language the device's renderer must produce ("bytecode", "cuda", "hip", "glsl", "msl"). */
 PT_API int32_t pt_device_language(int32_t backend, int32_t index, uint8_t *buf, int32_t cap);
 
 /* Devices: opening activates the backend (context, queue); closing shuts it down, after which

@@ -2,7 +2,7 @@
  * The one FFI symbol table, declared in neutral types and adapted to Deno.dlopen and
  * bun:ffi by deno.ts and bun.ts. It mirrors native/include/polytensor.h line for line:
  * the two must change together. Only 32-bit integers, doubles and buffers cross the
- * boundary (DESIGN.md section 8: a JS number in a 64-bit slot costs 25-40x).
+ * boundary: a JS number in a 64-bit slot is many times slower to pass (docs/architecture.md, FFI boundary).
  */
 export type ArgType = "i32" | "f64" | "buf" | "ptr";
 export type ResultType = "i32" | "f64" | "ptr";

@@ -1,5 +1,5 @@
 /**
- * A deferred elementwise result (DESIGN.md section 6): an expression over strided leaves
+ * A deferred elementwise result (docs/architecture.md, Lazy fusion): an expression over strided leaves
  * and constants, launched as one fused kernel when a value is needed.
  *
  * Ownership and ordering. A node holds one native reference to each leaf buffer from the
@@ -69,6 +69,7 @@ function listOps(t: OpTrail, out: string[]): string[] {
   return out;
 }
 
+/** @internal One deferred node: an elementwise expression not launched yet, shared by the tensor handles that stand for it. */
 export class Deferred {
   readonly epoch: number;
   #refs: LeafRefs | null;
@@ -217,18 +218,31 @@ function readEnv(): string | undefined {
   }
 }
 
+/**
+ * Whether elementwise ops are deferred now, to run as one fused kernel when a value is needed (lazy fusion); true
+ * unless PT_LAZY=0, setLazy(false) or inside eager(). PyTorch has no counterpart: it is always eager.
+ */
 export function lazyEnabled(): boolean {
   return enabled;
 }
 
-/** Turns deferral of elementwise ops on or off; returns the previous setting. */
+/**
+ * Turns deferral of elementwise ops on or off for the process; returns the previous setting. Results are the same
+ * bits either way. Turning it off launches later ops at once; results already pending stay pending until needed.
+ */
 export function setLazy(on: boolean): boolean {
   const was = enabled;
   enabled = on;
   return was;
 }
 
-/** Runs fn with deferral off (every elementwise op launches at once), restoring after. */
+/**
+ * Runs fn with deferral off (every elementwise op launches at once), restoring the previous setting when fn returns
+ * or throws. fn should be synchronous.
+ *
+ * @example
+ * const y = pt.eager(() => x.mul(2).add(1)); // two kernels, launched now
+ */
 export function eager<T>(fn: () => T): T {
   const was = setLazy(false);
   try {

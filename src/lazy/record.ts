@@ -140,8 +140,8 @@ export function recordStep(
 }
 
 /**
- * a then b, into an array made at its size: for arrays this small, concat() cost 34 ns
- * under Bun and 153 under Deno, slice() then push() 78 and 78, this 7 and 40.
+ * a then b, into an array made at its size: for arrays this small a loop is several times
+ * cheaper than concat() or slice() and push() under both runtimes (docs/measurements.md).
  */
 function withAll(a: readonly number[], b: readonly number[]): number[] {
   const n = a.length, out = new Array<number>(n + b.length);

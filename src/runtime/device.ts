@@ -10,20 +10,36 @@ import { onContextLost, TensorError } from "./errors.ts";
 /** Preference when no device is named: vendor compute APIs first, the CPU last. */
 const PREFERENCE = ["cuda", "hip", "metal", "vulkan", "cpu"];
 
+/**
+ * What the inventory says about one device, without opening it: its id, name and the
+ * capabilities that decide what runs on it. Like `torch.cuda.get_device_properties`.
+ */
 export interface DeviceInfo {
   /** "cuda:0" style id, usable with pt.device(). */
   readonly id: string;
+  /** The backend: "cpu", "cuda", "vulkan", "metal" or "hip". */
   readonly backend: string;
+  /** The device's index within its backend, from 0. */
   readonly index: number;
+  /** The driver's name for the device, e.g. "NVIDIA H200". */
   readonly name: string;
+  /** Bytes of memory the device has (the host's memory for the CPU; Metal's recommended working set). */
   readonly memoryTotal: number;
+  /** Whether float16 tensors are supported. */
   readonly float16: boolean;
+  /** Whether bfloat16 tensors are supported. */
   readonly bfloat16: boolean;
+  /** Whether float64 tensors are supported (never on Metal). */
   readonly float64: boolean;
+  /** Whether int64 tensors are supported. */
   readonly int64: boolean;
+  /** Threads that run in lockstep (a CUDA warp, a Vulkan subgroup); 1 on the CPU, 0 where the API does not say. */
   readonly subgroupSize: number;
+  /** The most threads one workgroup (CUDA block) may have. */
   readonly maxWorkgroup: number;
+  /** Whether device buffers live in host memory (the CPU; integrated GPUs). */
   readonly unifiedMemory: boolean;
+  /** Multiprocessors (CUDA SMs, HIP CUs) or CPU threads; 0 where the API does not say (Vulkan, Metal). */
   readonly computeUnits: number;
   /** A CPU implementation of a GPU API (e.g. lavapipe): usable, but never the default device. */
   readonly software: boolean;
@@ -38,11 +54,15 @@ export function hasContext(info: DeviceInfo): boolean {
   return infoFields[9] !== 0;
 }
 
+/** One backend of this build, as pt.backends() lists it: its devices, or the reason it has none. */
 export interface BackendInfo {
+  /** "cpu", "cuda", "vulkan", "metal" or "hip". */
   readonly name: string;
+  /** Whether it has at least one device. */
   readonly available: boolean;
-  /** Why there is no device, when there is none. */
+  /** Why there is no device, when there is none (e.g. the driver library was not found); else "". */
   readonly reason: string;
+  /** Its devices, software ones included. */
   readonly devices: readonly DeviceInfo[];
 }
 
@@ -54,7 +74,13 @@ function backendIndex(name: string): number {
   return -1;
 }
 
-/** Lists every backend of this build, with its devices or the reason it has none. */
+/**
+ * Lists every backend of this build, with its devices or the reason it has none. Listing
+ * opens no device and creates no context.
+ *
+ * @example
+ * for (const b of pt.backends()) console.log(b.name, b.available ? b.devices.map((d) => d.name) : b.reason);
+ */
 export function backends(): BackendInfo[] {
   const out: BackendInfo[] = [];
   const n = native.pt_backend_count();
@@ -89,18 +115,26 @@ export function backends(): BackendInfo[] {
   return out;
 }
 
-/** Every device that can run work now. */
+/** Every device of every backend (software ones included), as pt.backends() lists them. */
 export function devices(): DeviceInfo[] {
   return backends().flatMap((b) => b.devices);
 }
 
+/**
+ * A device that tensors live on and work runs on, like `torch.device`; it also holds the
+ * device's context, opened on first use (pt.device() opens nothing) and shut by close().
+ * Get one with pt.device(); the same name always gives the same object.
+ */
 export class Device {
+  /** The backend: "cpu", "cuda", "vulkan", "metal" or "hip". */
   readonly backend: string;
+  /** The device's index within its backend. */
   readonly index: number;
+  /** What the inventory says about the device. */
   readonly info: DeviceInfo;
-  /** Bumped by close(); tensors remember the epoch they were made in. */
+  /** @internal Bumped by close(); tensors remember the epoch they were made in. */
   epoch = 0;
-  /** The native queue capturing a step on this device (pt.capture), else 0. */
+  /** @internal The native queue capturing a step on this device (pt.capture), else 0. */
   capturing = 0;
   #handle = 0;
   #queue = 0;
@@ -111,6 +145,7 @@ export class Device {
   #batched = false;
   #flushPending = false;
 
+  /** @internal Use pt.device(). */
   constructor(info: DeviceInfo, backendIdx: number) {
     this.info = info;
     this.backend = info.backend;
@@ -118,11 +153,15 @@ export class Device {
     this.#backendIndex = backendIdx;
   }
 
+  /** "cuda:0" style id, as pt.device() takes it. */
   get id(): string {
     return this.info.id;
   }
 
-  /** The native device handle; opens (activates) the device on first use. */
+  /**
+   * @internal The native device handle; opens (activates) the device on first use.
+   * @throws {TensorError} when the device cannot be opened (e.g. CUDA refusing a new context after a fault: restart the process)
+   */
   get handle(): number {
     if (lostSeen) rebuildLost();
     if (this.#handle === 0) {
@@ -134,18 +173,20 @@ export class Device {
     return this.#handle;
   }
 
+  /** @internal The native handle of the default queue (pt.defaultQueue(d) gives it as a Queue); opens the device. */
   get queue(): number {
     if (lostSeen) rebuildLost();
     if (this.#queue === 0) void this.handle;
     return this.#queue;
   }
 
+  /** Whether the device's context is open now (it opens on first use, and close() shuts it). */
   get isOpen(): boolean {
     return this.#handle !== 0;
   }
 
   /**
-   * A compiled program for (kind, source), compiled once per device and cached under `key`
+   * @internal A compiled program for (kind, source), compiled once per device and cached under `key`
    * and its layout: `views` is the number of VIEWs its argument blocks carry (an ew program:
    * 1 + its inputs), 0 for the kind's own. The shim keeps that layout with the program,
    * refuses launches whose block is another, and stores it with compiled images on disk.
@@ -165,7 +206,7 @@ export class Device {
   }
 
   /**
-   * Called after work is queued. A device that records launches into batches submits them
+   * @internal Called after work is queued. A device that records launches into batches submits them
    * at the end of the current task, so the GPU never waits on a script busy elsewhere; a
    * failed submit stays with the queue and is reported by its next sync or read.
    */
@@ -180,18 +221,27 @@ export class Device {
     if (this.#queue !== 0) native.pt_queue_flush(this.#queue);
   };
 
+  /**
+   * Whether the device has a named capability ("f64", "blas", "graphs", "host_wrap", ...); false for a name it does not know.
+   * Opens the device.
+   * @throws {TensorError} when the device cannot be opened
+   */
   has(capability: string): boolean {
     const c = utf8(capability);
     return native.pt_device_has(this.handle, c, c.length) === 1;
   }
 
-  /** Waits until every queued operation on this device has finished. */
+  /**
+   * Waits, blocking the thread, until the work queued so far on every queue of this device has finished, like
+   * `torch.cuda.synchronize`. Opens the device. (`await q.done()` waits for one queue without blocking.)
+   * @throws {TensorError} when queued work failed (a kernel fault) or the device was lost, or inside a pt.capture() step
+   */
   sync(): void {
     const st = native.pt_device_sync(this.handle);
     if (st < 0) check(st, `sync ${this.id}`); // the name only for an error: a sync is a hot call
   }
 
-  /** Why this device's context of `epoch` ended, for errors about handles from then. */
+  /** @internal Why this device's context of `epoch` ended, for errors about handles from then. */
   endedBy(epoch: number): string {
     return this.#ended.get(epoch) ?? "it was closed";
   }
@@ -203,7 +253,11 @@ export class Device {
     this.close();
   }
 
-  /** Shuts the backend's context down; tensors made before are invalid afterwards. */
+  /**
+   * Shuts the device's context down, freeing everything made on it: tensors and queues from before then fail with a
+   * TensorError that says so, a pending Completion fails, and a captured step records again on its next call. The next
+   * use opens a new context. Does nothing if the device is not open.
+   */
   close(): void {
     if (this.#handle === 0) return;
     native.pt_device_close(this.#handle);
@@ -215,6 +269,7 @@ export class Device {
     openDevices.delete(this);
   }
 
+  /** The id, e.g. "cuda:0". */
   toString(): string {
     return this.id;
   }
@@ -242,7 +297,16 @@ runtime.onExit(() => {
   for (const d of [...openDevices]) d.close();
 });
 
-/** Resolves "cuda", "cuda:1", "cpu" or a Device to a Device. */
+/**
+ * Resolves "cuda", "cuda:1", "cpu" (backend[:index], index 0 when left out) or a Device to a Device,
+ * like `torch.device`; no argument gives the default device. Opens nothing.
+ *
+ * @example
+ * const gpu = pt.device("cuda:0");
+ * using x = pt.ones([2, 2], { device: gpu });
+ * @throws {TensorError} when the name is not backend[:index], the backend is unknown to this build, it has no device
+ * (the error says why), or the index is past its last device
+ */
 export function device(spec?: string | Device): Device {
   if (spec instanceof Device) return spec;
   if (spec === undefined) return defaultDevice();
@@ -272,7 +336,12 @@ export function device(spec?: string | Device): Device {
 
 let currentDefault: Device | undefined;
 
-/** PT_DEVICE when set, else the most capable available backend's first device (not counting software ones). */
+/**
+ * The device work goes to when none is named, like `torch.get_default_device`: the one set by setDefaultDevice()
+ * or withDevice(), else PT_DEVICE, else device 0 of the first backend, in the order cuda, hip, metal, vulkan, cpu,
+ * that has a device other than a software one (such as lavapipe).
+ * @throws {TensorError} when PT_DEVICE names no usable device (as pt.device() would)
+ */
 export function defaultDevice(): Device {
   if (currentDefault) return currentDefault;
   const env = runtime.env("PT_DEVICE");
@@ -280,19 +349,35 @@ export function defaultDevice(): Device {
     currentDefault = device(env);
     return currentDefault;
   }
-  const avail = backends().filter((b) => b.devices.some((d) => !d.software)).map((b) => b.name);
-  const best = PREFERENCE.find((n) => avail.includes(n)) ?? avail[0];
+  // The first hardware device of the most preferred backend that has one: a software device
+  // listed first (lavapipe as vulkan:0 beside a GPU) is passed over.
+  const all = backends();
+  const hardware = (name: string) => all.find((b) => b.name === name)?.devices.find((d) => !d.software);
+  const best = PREFERENCE.map(hardware).find((d) => d !== undefined) ??
+    all.map((b) => b.devices.find((d) => !d.software)).find((d) => d !== undefined);
   if (!best) throw new TensorError("device", "no backend has a device (not even the CPU)");
-  currentDefault = device(best);
+  currentDefault = device(best.id);
   return currentDefault;
 }
 
+/**
+ * Makes `d` the default device for the rest of the program (until set again), like `torch.set_default_device`.
+ * Returns it.
+ * @throws {TensorError} when `d` names no usable device (as pt.device() would)
+ */
 export function setDefaultDevice(d: string | Device): Device {
   currentDefault = device(d);
   return currentDefault;
 }
 
-/** Runs fn with d as the default device, restoring the previous one afterwards, also on throw. */
+/**
+ * Runs fn with `d` as the default device, restoring the previous one when fn returns or throws, like
+ * `with torch.device(d):`. fn should be synchronous: code after an await inside it runs with the default restored.
+ *
+ * @example
+ * const y = pt.withDevice("cpu", () => pt.randn([3]).mul(2)); // made on the CPU
+ * @throws {TensorError} when `d` names no usable device (as pt.device() would); else what fn throws
+ */
 export function withDevice<T>(d: string | Device, fn: () => T): T {
   const prev = currentDefault;
   currentDefault = device(d);

@@ -18,11 +18,30 @@ export function opName(op: OpName): string {
   return typeof op === "string" ? op : op.ops;
 }
 
+/**
+ * The one error type of the library: every failure a user can cause or meet (bad shapes, dtypes, axes, indices,
+ * disposed tensors, unknown devices, out of memory, kernel faults, a lost device) is a TensorError whose message
+ * starts with the operation's name and says what was wrong. It stands for PyTorch's RuntimeError, ValueError,
+ * IndexError and TypeError alike.
+ *
+ * @example
+ * try {
+ *   pt.ones([2, 3]).matmul(pt.ones([2, 3]));
+ * } catch (e) {
+ *   if (e instanceof pt.TensorError) console.log(e.op, e.message); // "matmul", "matmul: ..."
+ * }
+ */
 export class TensorError extends Error {
   /** The operation that failed, e.g. "add" or "buffer_alloc". */
   readonly op: string;
   /** The native status code when the failure came from the shim, else 0. */
   readonly status: number;
+  /**
+   * @internal Made by the library.
+   * @param op the failing operation (its name, or a fused node that names its ops)
+   * @param message what was wrong, without the operation's name
+   * @param status the shim's status code, or 0
+   */
   constructor(op: OpName, message: string, status = 0) {
     const name = opName(op);
     if (status === PT_EKERNEL) { // say what was wrong in the user's terms, not which shim call and kernel saw it

@@ -2,6 +2,7 @@
 import { check, native } from "./native.ts";
 import { type Device, device as resolveDevice } from "./device.ts";
 
+/** A device's caching allocator, as pt.memoryStats() reads it (bytes and counts since the device was opened). */
 export interface MemoryStats {
   /** Bytes of the allocator blocks live buffers hold (sizes rounded up to its buckets; pt.liveBytes() gives exact sizes). */
   inUse: number;
@@ -9,14 +10,27 @@ export interface MemoryStats {
   cached: number;
   /** Highest inUse seen. */
   peak: number;
+  /** Buffers allocated. */
   allocations: number;
+  /** Buffers freed. */
   frees: number;
+  /** Allocations served from the cache. */
   cacheHits: number;
+  /** Allocations that went to the driver: allocations = cacheHits + driverAllocations. */
   driverAllocations: number;
 }
 
 const fields = new Float64Array(7);
 
+/**
+ * The memory statistics of a device (the default device if none is named), like `torch.cuda.memory_stats`:
+ * inUse as `memory_allocated`, inUse plus cached as `memory_reserved`, peak as `max_memory_allocated`. Opens the device.
+ *
+ * @example
+ * const { inUse, cached, peak } = pt.memoryStats("cuda");
+ * console.log(`${inUse} bytes in use, ${cached} cached, peak ${peak}`);
+ * @throws {TensorError} when `d` names no usable device, or it cannot be opened or was lost
+ */
 export function memoryStats(d?: string | Device): MemoryStats {
   const dev = resolveDevice(d);
   check(native.pt_memory_stats(dev.handle, fields), `memoryStats ${dev.id}`);
@@ -31,7 +45,11 @@ export function memoryStats(d?: string | Device): MemoryStats {
   };
 }
 
-/** Returns the cached blocks of a device to its driver. */
+/**
+ * Returns the cached blocks of a device (the default device if none is named) to its driver, like
+ * `torch.cuda.empty_cache`; memory live tensors hold stays. Opens the device.
+ * @throws {TensorError} when `d` names no usable device, or it cannot be opened or was lost
+ */
 export function emptyCache(d?: string | Device): void {
   const dev = resolveDevice(d);
   check(native.pt_memory_trim(dev.handle), `emptyCache ${dev.id}`);

@@ -46,7 +46,10 @@ export function readString(call: (buf: Uint8Array, cap: number) => number): stri
   return decoder.decode(messageBuf.subarray(0, Math.min(n, messageBuf.length)));
 }
 
-/** Live bytes of every buffer the shim holds (the leak test's measure). */
+/**
+ * Exact bytes of every live buffer on every device (what memoryStats().inUse counts rounded up to the allocator's
+ * buckets); a leak shows as a number that keeps growing. No device is opened.
+ */
 export function liveBytes(): number {
   return native.pt_live_bytes();
 }

@@ -141,7 +141,12 @@ function envBytes(name: string, fallback: number): number {
   return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
 
-/** Sets the growth of a device's memory in use that makes the library collect garbage (0 turns it off). */
+/**
+ * Sets the growth in bytes of a device's memory in use since the last collection that makes the library run a full
+ * garbage collection and free the tensors the program dropped (0 turns it off; default 64 MiB, or PT_COLLECT_BYTES).
+ * PyTorch needs none: CPython frees a tensor when its last reference goes.
+ * @throws {TensorError} when `bytes` is not a finite number >= 0
+ */
 export function setCollectThreshold(bytes: number): void {
   if (typeof bytes !== "number" || !(bytes >= 0) || !Number.isFinite(bytes)) {
     throw new TensorError("setCollectThreshold", `expects a number of bytes >= 0 (0 turns collection off), got ${String(bytes)}`);
@@ -151,7 +156,7 @@ export function setCollectThreshold(bytes: number): void {
   baseline.clear();
 }
 
-/** The growth of a device's memory in use that makes the library collect garbage (setCollectThreshold; 0: off). */
+/** The growth in bytes of a device's memory in use that makes the library collect garbage (setCollectThreshold; 0: off). */
 export function getCollectThreshold(): number {
   return collectThreshold;
 }

@@ -1,5 +1,5 @@
 /**
- * Queues, completions and device timing (DESIGN.md section 5).
+ * Queues, completions and device timing (docs/architecture.md, Queues and completions).
  *
  * Each device has a default queue; `pt.queue(device)` makes more, and `pt.withQueue(q, fn)`
  * runs fn with every launch, upload and readback on q's device going to q. A Completion is
@@ -187,11 +187,18 @@ const dropped = new FinalizationRegistry<{ fence: number; device: Device; epoch:
 });
 
 /**
- * A queue position: passes when the work queued before it on its queue has finished. Its
- * outcome is sticky. Dispose it (or `using`) to free the fence; a dropped one is freed
- * when its queue or device goes.
+ * A queue position, like `torch.cuda.Event`: made by `q.record()`, it passes when the work queued before it on its
+ * queue has finished, and fails if any of that work (since the queue's previous Completion) failed. Its outcome is
+ * sticky: the same error every time it is asked. Dispose it (or `using`) to free the fence; a dropped one is freed
+ * after garbage collection, or when its device closes.
+ *
+ * @example
+ * using c = q.record();
+ * // ... more host work ...
+ * await c.wait(); // or: if (c.query()) ...
  */
 export class Completion implements Disposable {
+  /** The queue it was recorded on. */
   readonly queue: Queue;
   #fence: number;
   readonly #epoch: number;
@@ -218,13 +225,17 @@ export class Completion implements Disposable {
     return this.#error;
   }
 
-  /** "pending", "passed" or "failed"; asks the device (without waiting) while pending. */
+  /** "pending", "passed" or "failed"; asks the device (without waiting) while pending. Never throws. */
   get status(): "pending" | "passed" | "failed" {
     if (this.#state === PENDING) this.#poll();
     return this.#state === PASSED ? "passed" : this.#state === FAILED ? "failed" : "pending";
   }
 
-  /** True once passed, false while pending; throws the failure (the same error every time). */
+  /**
+   * True once passed, false while pending, like `torch.cuda.Event.query`; never waits.
+   * @throws {TensorError} when the work before it failed, its device was closed or it was disposed before it passed
+   * (the same error every time)
+   */
   query(): boolean {
     if (this.#state === PENDING) this.#poll();
     if (this.#state === FAILED) throw this.#error;
@@ -246,7 +257,10 @@ export class Completion implements Disposable {
     else if (r < 0) this.#fail(new TensorError("completion", lastError() || statusName[r] || `status ${r}`, r));
   }
 
-  /** Resolves when passed, rejects with the failure; polls without blocking the thread. */
+  /**
+   * Resolves when passed, like `torch.cuda.Event.synchronize` but polling without blocking the thread.
+   * @throws {TensorError} (rejects) with the failure, as query() throws it
+   */
   async wait(): Promise<void> {
     if (this.#state === PENDING) {
       this.queue.flush();
@@ -259,7 +273,11 @@ export class Completion implements Disposable {
     if (this.#state === FAILED) throw this.#error;
   }
 
-  /** Device milliseconds from `start` (an earlier completion of this device) to this one; both must have passed. */
+  /**
+   * Device milliseconds from `start` (an earlier completion on this device) to this one, as `start.elapsed_time(end)`
+   * of `torch.cuda.Event`; both must have passed (await their wait() first). q.time(fn) does all of it.
+   * @throws {TensorError} when either has not passed or failed, either was disposed, or they are on different devices
+   */
   elapsedSince(start: Completion): number {
     if (!start.query()) throw new TensorError("elapsed", "the start completion has not passed yet; wait for it first");
     if (!this.query()) throw new TensorError("elapsed", "this completion has not passed yet; wait for it first");
@@ -268,6 +286,7 @@ export class Completion implements Disposable {
     return check(ms, "elapsed");
   }
 
+  /** Frees the fence; afterwards a pending completion fails, a passed one stays passed. Idempotent. */
   dispose(): void {
     if (this.#fence === 0) return;
     dropped.unregister(this);
@@ -275,14 +294,27 @@ export class Completion implements Disposable {
     if (d.epoch === this.#epoch && d.isOpen) native.pt_fence_free(this.#fence);
     this.#fence = 0;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
 }
 
-/** A device queue: the default one (pt.defaultQueue) or one made with pt.queue(). */
+/**
+ * A device queue, like `torch.cuda.Stream`: work on it runs in launch order and may overlap work on other queues of
+ * its device; a tensor passed between queues is ordered on the device, never on the host. Each device has a default
+ * queue (pt.defaultQueue); pt.queue() makes more, and pt.withQueue(q, fn) (or q.run(fn)) sends fn's work to q.
+ *
+ * @example
+ * using q = pt.queue("cuda");
+ * const y = q.run(() => x.matmul(w)); // queued on q
+ * await q.done();
+ * const ms = await q.time(() => x.matmul(w).dispose()); // device milliseconds
+ */
 export class Queue implements Disposable {
+  /** The device it belongs to. */
   readonly device: Device;
+  /** Whether this is the device's default queue. */
   readonly isDefault: boolean;
   #handle: number;
   readonly #epoch: number;
@@ -298,7 +330,10 @@ export class Queue implements Disposable {
     this.#batched = device.has("batched_submit");
   }
 
-  /** The native queue handle; throws if the queue was disposed or its device closed. */
+  /**
+   * @internal The native queue handle.
+   * @throws {TensorError} when the queue was disposed or its device closed since it was made
+   */
   get handle(): number {
     if (this.#handle === 0) throw new TensorError("queue", `${this} was disposed`);
     if (this.#epoch !== this.device.epoch) {
@@ -307,6 +342,7 @@ export class Queue implements Disposable {
     return this.#handle;
   }
 
+  /** Whether dispose() freed it (a default queue never is). */
   get disposed(): boolean {
     return this.#handle === 0;
   }
@@ -316,7 +352,11 @@ export class Queue implements Disposable {
     return this.#handle !== 0 && this.#epoch === this.device.epoch && this.device.isOpen;
   }
 
-  /** A completion at this queue's current position (after everything queued so far). */
+  /**
+   * A completion at this queue's current position (after everything queued so far), like
+   * `torch.cuda.Stream.record_event`.
+   * @throws {TensorError} when the queue was disposed or its device closed, or inside a pt.capture() step on it
+   */
   record(): Completion {
     const h = this.handle;
     const f = check(native.pt_fence_record(h), `record on ${this}`);
@@ -325,13 +365,16 @@ export class Queue implements Disposable {
     return new Completion(this, f, failure);
   }
 
-  /** Resolves when the work queued so far has finished; rejects if any of it failed. */
+  /**
+   * Resolves when the work queued so far has finished, like `torch.cuda.Stream.synchronize` but without blocking.
+   * @throws {TensorError} (rejects) when any of that work failed, or as record() throws
+   */
   async done(): Promise<void> {
     using c = this.record();
     await c.wait();
   }
 
-  /** Runs fn on this queue (withQueue), returning its result. */
+  /** Runs fn with its work on this queue, returning its result: pt.withQueue(this, fn). */
   run<T>(fn: () => T): T {
     return withQueue(this, fn);
   }
@@ -339,6 +382,8 @@ export class Queue implements Disposable {
   /**
    * Runs fn on this queue and resolves with the device milliseconds its work took, from a
    * fence before it to one after it. fn must be synchronous (its launches are what is timed).
+   * Work still pending in lazy mode is timed only if fn materializes it.
+   * @throws {TensorError} (rejects) when fn returns a promise, or when the work failed; else what fn throws
    */
   async time(fn: () => void): Promise<number> {
     using start = this.record();
@@ -393,10 +438,12 @@ export class Queue implements Disposable {
       lastQueue.clear();
     }
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
 
+  /** "queue N of cuda:0" or "the default queue of cuda:0". */
   toString(): string {
     return `${this.isDefault ? "the default queue" : `queue ${this.#handle}`} of ${this.device.id}`;
   }
@@ -404,7 +451,11 @@ export class Queue implements Disposable {
 
 const defaults = new WeakMap<Device, Queue>();
 
-/** The device's default queue (where work goes outside withQueue). */
+/**
+ * A device's default queue (the default device's if none is named), where its work goes outside withQueue, like
+ * `torch.cuda.default_stream`. Opens the device.
+ * @throws {TensorError} when `d` names no usable device, or it cannot be opened
+ */
 export function defaultQueue(d?: string | Device): Queue {
   const dev = resolveDevice(d);
   let q = defaults.get(dev);
@@ -415,16 +466,21 @@ export function defaultQueue(d?: string | Device): Queue {
   return q;
 }
 
-/** The queue work on `d` goes to now: withQueue's, else the default queue. */
+/**
+ * The queue work on `d` (the default device if none is named) goes to now: the innermost withQueue's for that
+ * device, else its default queue, like `torch.cuda.current_stream`.
+ * @throws {TensorError} when `d` names no usable device, or it cannot be opened
+ */
 export function currentQueue(d?: string | Device): Queue {
   const dev = resolveDevice(d);
   return scopeQueue(dev) ?? defaultQueue(dev);
 }
 
 /**
- * A new queue on a device (the default device if none is named). Work on it runs in order
- * and may overlap work on other queues; tensors passed between queues are ordered on the
- * device. Dispose it (or `using`) when done.
+ * A new queue on a device (the default device if none is named), like `torch.cuda.Stream(device)`. Work on it runs
+ * in order and may overlap work on other queues; tensors passed between queues are ordered on the device. It starts
+ * after the work already queued on the device's default queue. Dispose it (or `using`) when done.
+ * @throws {TensorError} when `d` names no usable device, or it cannot be opened or make a queue
  */
 export function queue(d?: string | Device): Queue {
   const dev = resolveDevice(d);
@@ -446,10 +502,17 @@ export function queue(d?: string | Device): Queue {
 }
 
 /**
- * Runs fn with q as the queue of q's device: its launches, uploads and readbacks go to q.
- * Scopes nest, and scopes of different devices combine. The previous queue is restored
- * when fn returns or throws. fn should be synchronous: work started after an await inside
- * it is not in the scope.
+ * Runs fn with q as the queue of q's device, like `with torch.cuda.stream(q):`: its launches, uploads and readbacks
+ * go to q. Scopes nest, and scopes of different devices combine. The previous queue is restored when fn returns or
+ * throws. fn should be synchronous: work started after an await inside it is not in the scope. In lazy mode an
+ * elementwise result still pending runs on the queue current when it is materialized (pt.materialize() it inside fn
+ * to run it on q).
+ *
+ * @example
+ * using q = pt.queue("cuda");
+ * const y = pt.withQueue(q, () => x.mul(2).sum()); // y is written on q
+ * console.log(y.item()); // waits for q, on the host only here
+ * @throws {TensorError} when q was disposed or its device closed (before fn runs); else what fn throws
  */
 export function withQueue<T>(q: Queue, fn: () => T): T {
   void q.handle; // a disposed or closed queue fails here, before fn runs

@@ -2,7 +2,7 @@
  * Captured steps: `const step = pt.capture((x, y) => ...)` records the device work of one
  * call and replays it on later calls whose inputs have the same shapes, dtypes, strides
  * and device, at the price of one native call instead of the per-op front-end and launch
- * costs (DESIGN.md section 5). The device captures the work its own way (a driver graph,
+ * costs (docs/architecture.md, Captured steps). The device captures the work its own way (a driver graph,
  * or a list of launches that the core replays).
  *
  * Ownership and ordering. The recording owns every buffer its work touched (the native
@@ -25,6 +25,7 @@ import { copyInto } from "./elementwise.ts";
 import { fmtShape, sameShape } from "./shape.ts";
 import { queuedOn, queueFor } from "../runtime/queue.ts";
 
+/** Options of pt.capture(). */
 export interface CaptureOptions {
   /** Throw instead of recording again when the inputs' layout changes. */
   readonly strict?: boolean;
@@ -32,13 +33,20 @@ export interface CaptureOptions {
 
 type StepFn<A extends Tensor[], R extends Tensor | readonly Tensor[]> = (...inputs: A) => R;
 
+/**
+ * A step made by pt.capture(): call it as the function it wraps. Its results are views of the step's own buffers,
+ * overwritten by the next call (clone() one to keep it). Dispose it (or `using`) to free the recording.
+ */
 export interface CapturedStep<A extends Tensor[], R extends Tensor | readonly Tensor[]> {
+  /** Runs the step: records it on the first call (and on a layout change), else replays the recording. */
   (...inputs: A): R;
   /** Calls that replayed the recording (not counting the call that recorded it). */
   readonly replays: number;
   /** Times the step was recorded. */
   readonly recordings: number;
+  /** Frees the recording and the buffers it holds; calling the step afterwards throws. Idempotent. */
   dispose(): void;
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void;
 }
 
@@ -126,9 +134,27 @@ function record<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
   return { rec, result };
 }
 
-/** Records fn's device work on its first call and replays it on later calls. */
+/**
+ * Records fn's device work on its first call and replays it, in one native call, on later calls whose inputs have
+ * the same shapes, dtypes, strides and device, like a CUDA graph captured with `torch.cuda.graph` whose static inputs
+ * and outputs are handled for you (it is one on CUDA). New input data is copied into the recorded inputs; inputs of
+ * another layout record the step again. fn must take tensors (at least one) and return a tensor or an array of
+ * tensors; the tensors it makes but does not return are disposed once recorded. fn runs only when the step records:
+ * a replay runs its recorded device work, not its JavaScript. It records and replays on the caller's queue (pt.withQueue).
+ *
+ * @example
+ * using step = pt.capture((x: pt.Tensor, w: pt.Tensor) => x.matmul(w).relu());
+ * for (const x of batches) {
+ *   using y = step(x, w); // recorded by the first call, replayed by the others; overwritten by the next call
+ *   console.log(y.toArray());
+ * }
+ * @throws {TensorError} when called after dispose(); when the inputs are not tensors, none is given, or they are on
+ * different devices; when fn, while it records, reads values on the host, sends work to another queue, starts another
+ * capture (captures do not nest) or returns something else than tensors; and, with `{ strict: true }`, when the
+ * inputs' layout differs from the recorded one (unless the device was closed since: the step then records again)
+ */
 export function capture<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
-  fn: StepFn<A, R>,
+  fn: (...inputs: A) => R,
   opts: CaptureOptions = {},
 ): CapturedStep<A, R> {
   let rec: Recording | null = null;

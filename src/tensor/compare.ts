@@ -1,8 +1,8 @@
 /**
- * pt.compareBackends(fn, a, b) (DESIGN.md section 10): runs fn once on each device, eagerly,
+ * pt.compareBackends(fn, a, b) (docs/architecture.md, Testing): runs fn once on each device, eagerly,
  * keeping every tensor an op allocated, then walks the two lists in order and reports the
- * first op whose outputs differ beyond the tolerance of their dtype. A user who doubts a
- * backend finds out which op is wrong, not only that the final result is.
+ * first op whose outputs differ: floating-point outputs beyond rtol/atol, others at all. A
+ * user who doubts a backend finds out which op is wrong, not only that the final result is.
  *
  * Ownership. The trace holds its own view of each op output (so tensors fn disposes stay
  * readable) and disposes every one before returning. fn must make the same ops on both
@@ -15,20 +15,32 @@ import { setAllocTracer, type Tensor, viewOf } from "./tensor.ts";
 import { isFloat } from "./dtype.ts";
 import { fmtShape } from "./shape.ts";
 
+/**
+ * The first op whose outputs differ between the two devices of pt.compareBackends(). Where the two runs made
+ * different ops there (another op, dtype or shape, or one run made fewer ops), element is 0 and a and b are NaN.
+ */
 export interface BackendDifference {
   /** Position of the op among the ops that allocated an output, from 0. */
   readonly index: number;
+  /** The op's name on the first device, e.g. "matmul" ("?" where one run made fewer ops). */
   readonly op: string;
+  /** Its output's shape on the first device ([] where one run made fewer ops). */
   readonly shape: readonly number[];
+  /** Its output's dtype on the first device ("?" where one run made fewer ops). */
   readonly dtype: string;
-  /** First differing element (row-major), and the two values there. */
+  /** First differing element (row-major), and the two values there (bigints as numbers). */
   readonly element: number;
+  /** The value on the first device. */
   readonly a: number;
+  /** The value on the second device. */
   readonly b: number;
+  /** The difference in words, naming the op, the element, the values and the devices. */
   readonly message: string;
 }
 
+/** What pt.compareBackends() found. */
 export interface BackendComparison {
+  /** How many ops both runs made (the smaller count where they differ). */
   readonly ops: number;
   /** The first op whose outputs differ, or null when every op agreed. */
   readonly firstDifference: BackendDifference | null;
@@ -72,7 +84,22 @@ function firstMismatch(x: number[], y: number[], float: boolean, rtol: number, a
   return -1;
 }
 
-/** Runs fn on devices a and b and reports the first op whose outputs differ. */
+/**
+ * Runs fn on devices a and b and reports the first op whose outputs differ: floating-point values beyond
+ * |x - y| <= atol + rtol·|y| (the test of `torch.isclose`; NaN equals NaN), other dtypes when not equal. fn runs once
+ * per device, eagerly, with that device as the default (it gets it too), and must make the same ops on both;
+ * reseed (pt.manualSeed) inside fn when it draws random numbers. Every tensor the runs made is disposed before it
+ * returns.
+ *
+ * @example
+ * const r = pt.compareBackends(() => {
+ *   pt.manualSeed(0);
+ *   return pt.randn([64, 64]).matmul(pt.randn([64, 64])).relu();
+ * }, "cpu", "cuda");
+ * if (r.firstDifference) console.log(r.firstDifference.message);
+ * @param opts rtol (default 1e-4) and atol (default 1e-5)
+ * @throws {TensorError} when a or b names no usable device; else what fn throws
+ */
 export function compareBackends(
   fn: (device: Device) => unknown,
   a: string | Device,

@@ -19,22 +19,37 @@ import {
   isFloat,
 } from "./dtype.ts";
 import { checkShape, describeValue, fmtShape, numel } from "./shape.ts";
-import { allocTensor, type NestedArray, Tensor, wrapBuffer } from "./tensor.ts";
+import { allocTensor, type NestedArray, type Scalar, Tensor, wrapBuffer } from "./tensor.ts";
 import { castExpr, generate } from "./elementwise.ts";
 import { upload } from "./transfer.ts";
 
+/** The options every creation function takes: the result's dtype and device. */
 export interface CreateOptions {
+  /** The result's dtype; each function says what it infers or defaults to without it. An unknown name is a TensorError. */
   dtype?: DType;
+  /** A Device, or a name as `pt.device` takes ("cpu", "cuda:1"); the default device without it. An unknown name is a TensorError. */
   device?: string | Device;
 }
 
 const dev = (o?: CreateOptions) => resolveDevice(o?.device);
 const dtypeOr = (o: CreateOptions | undefined, d: DType, op: string) => (o?.dtype === undefined ? d : checkDType(o.dtype, op));
 
-type TypedData = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array;
-
-/** A tensor from nested arrays, a typed array or a scalar. */
-export function tensor(data: NestedArray | TypedData, opts?: CreateOptions): Tensor {
+/**
+ * A tensor from nested arrays, a typed array (1-D) or a scalar (0-d), copied. As `torch.tensor`. Without `opts.dtype` a typed array
+ * keeps its dtype (`HostArray`: Uint8Array gives uint8), and JS data gives bool when every value is a boolean, int64 when any is a
+ * bigint, else float32, integers included (PyTorch gives int64 for those). Values convert to the dtype: to an integer dtype by
+ * truncation toward zero, to bool as `v != 0` (NaN is true).
+ *
+ * @example
+ * using a = pt.tensor([[1, 2], [3, 4]]); // float32, shape [2, 2]
+ * using b = pt.tensor([1n, 2n]); // int64
+ * using c = pt.tensor(new Int32Array([1, 2, 3])); // int32, shape [3]
+ * using d = pt.tensor([1.9, -1.9], { dtype: "int32" }); // [1, -1]
+ * using e = pt.tensor(5); // float32, shape []
+ * @throws {TensorError} when the nested arrays are ragged, a value is not a number, boolean or bigint, the typed array is of
+ * another kind (Int16Array, ...), or a value does not fit an integer dtype (out of its range, NaN or infinite: refused, never wrapped).
+ */
+export function tensor(data: NestedArray | HostArray, opts?: CreateOptions): Tensor {
   if (ArrayBuffer.isView(data)) {
     const src = dtypeOfArray(data);
     if (!src) {
@@ -78,7 +93,10 @@ export function tensor(data: NestedArray | TypedData, opts?: CreateOptions): Ten
   return upload(dev(opts), dtype, shape, convert(flat, dtype), "tensor");
 }
 
-/** Host values as dtype's host array (integers truncate toward zero, bools are 0/1); a value an integer dtype cannot hold is an error, not a wrap. */
+/**
+ * Host values as dtype's host array (integers truncate toward zero, bools are 0/1); a value an integer dtype cannot hold is an
+ * error, not a wrap.
+ */
 function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): HostArray {
   const host = hostDType(dtype);
   const out = hostArrayFor(host, values.length);
@@ -113,12 +131,20 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
 
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
 
-/** A shape argument: an array of sizes, or one size for a 1-D tensor (as rand and torch.zeros take). */
-/** A shape: an array of sizes, or one size for a 1-D tensor (as torch.zeros(3)). */
+/**
+ * A shape: an array of sizes, or one size for a 1-D tensor (`pt.zeros(3)`, as `torch.zeros(3)`). Sizes are integers >= 0, at most
+ * 8 of them; any other shape is a TensorError.
+ */
 export type ShapeArg = number | readonly number[];
 const shapeOf = (shape: ShapeArg, op: string) => checkShape(typeof shape === "number" ? [shape] : shape, op);
 
-export function full(shape: ShapeArg, value: number | boolean | bigint, opts?: CreateOptions): Tensor {
+/**
+ * A tensor of `shape` filled with `value`. As `torch.full`. Without `opts.dtype` the dtype is bool for a boolean, int64 for a bigint
+ * and float32 for a number, an integer one too (PyTorch gives int64); a number stored in an integer dtype truncates toward zero.
+ * @throws {TensorError} when the shape is invalid (see `ShapeArg`), or the value does not fit an integer dtype (out of its range,
+ * NaN or infinite).
+ */
+export function full(shape: ShapeArg, value: Scalar, opts?: CreateOptions): Tensor {
   return fill("full", shape, value, opts);
 }
 
@@ -148,10 +174,29 @@ export function fill(op: string, shape: ShapeArg, value: number | boolean | bigi
 
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
-export const zeros = (shape: ShapeArg, opts?: CreateOptions): Tensor => fill("zeros", shape, 0, { dtype: DEFAULT_FLOAT, ...opts });
-export const ones = (shape: ShapeArg, opts?: CreateOptions): Tensor => fill("ones", shape, 1, { dtype: DEFAULT_FLOAT, ...opts });
+/**
+ * A tensor of zeros (float32 unless `opts.dtype`). As `torch.zeros`.
+ * @example
+ * using v = pt.zeros(3); // shape [3]
+ * using m = pt.zeros([2, 3], { dtype: "int32", device: "cpu" });
+ * @throws {TensorError} when the shape is invalid (see `ShapeArg`).
+ */
+export function zeros(shape: ShapeArg, opts?: CreateOptions): Tensor {
+  return fill("zeros", shape, 0, { dtype: DEFAULT_FLOAT, ...opts });
+}
+/**
+ * A tensor of ones (float32 unless `opts.dtype`). As `torch.ones`.
+ * @throws {TensorError} when the shape is invalid (see `ShapeArg`).
+ */
+export function ones(shape: ShapeArg, opts?: CreateOptions): Tensor {
+  return fill("ones", shape, 1, { dtype: DEFAULT_FLOAT, ...opts });
+}
 
-/** Uninitialised memory of the given shape. */
+/**
+ * A tensor of the given shape whose memory is not initialised: its values are whatever the memory held (float32 unless
+ * `opts.dtype`). As `torch.empty`.
+ * @throws {TensorError} when the shape is invalid (see `ShapeArg`).
+ */
 export function empty(shape: ShapeArg, opts?: CreateOptions): Tensor {
   return emptyAs("empty", shape, opts);
 }
@@ -165,13 +210,47 @@ function like(t: Tensor, opts: CreateOptions | undefined, op: string): CreateOpt
   if (!(t instanceof Tensor)) throw new TensorError(op, `expects a tensor, got ${describeValue(t)}`);
   return { dtype: t.dtype, device: t.device, ...opts };
 }
-export const zerosLike = (t: Tensor, opts?: CreateOptions): Tensor => fill("zerosLike", t?.shape, 0, like(t, opts, "zerosLike"));
-export const onesLike = (t: Tensor, opts?: CreateOptions): Tensor => fill("onesLike", t?.shape, 1, like(t, opts, "onesLike"));
-export const emptyLike = (t: Tensor, opts?: CreateOptions): Tensor => emptyAs("emptyLike", t?.shape, like(t, opts, "emptyLike"));
-export const fullLike = (t: Tensor, value: number | boolean | bigint, opts?: CreateOptions): Tensor =>
-  fill("fullLike", t?.shape, value, like(t, opts, "fullLike"));
+/**
+ * Zeros of t's shape, dtype and device (`opts` may change the last two). As `torch.zeros_like`.
+ * @throws {TensorError} when t is not a tensor.
+ */
+export function zerosLike(t: Tensor, opts?: CreateOptions): Tensor {
+  return fill("zerosLike", t?.shape, 0, like(t, opts, "zerosLike"));
+}
+/**
+ * Ones of t's shape, dtype and device (`opts` may change the last two). As `torch.ones_like`.
+ * @throws {TensorError} when t is not a tensor.
+ */
+export function onesLike(t: Tensor, opts?: CreateOptions): Tensor {
+  return fill("onesLike", t?.shape, 1, like(t, opts, "onesLike"));
+}
+/**
+ * Uninitialised memory of t's shape, dtype and device (`opts` may change the last two), as `empty`. As `torch.empty_like`.
+ * @throws {TensorError} when t is not a tensor.
+ */
+export function emptyLike(t: Tensor, opts?: CreateOptions): Tensor {
+  return emptyAs("emptyLike", t?.shape, like(t, opts, "emptyLike"));
+}
+/**
+ * `value` in t's shape, dtype and device (`opts` may change the last two): the value is stored in t's dtype, so an int32 t with
+ * 2.7 gives 2s. As `torch.full_like`.
+ * @throws {TensorError} when t is not a tensor, or the value does not fit an integer dtype (out of its range, NaN or infinite).
+ */
+export function fullLike(t: Tensor, value: Scalar, opts?: CreateOptions): Tensor {
+  return fill("fullLike", t?.shape, value, like(t, opts, "fullLike"));
+}
 
-/** start, start+step, ... below end; arange(n) counts from 0. */
+/**
+ * `start, start + step, ...` up to and excluding `end`; `arange(n)` counts 0 .. n-1. Element i is `start + i * step`, computed in
+ * float64 and stored as float32 unless `opts.dtype`, integer arguments too (PyTorch gives int64 for those). As `torch.arange`.
+ *
+ * @example
+ * using a = pt.arange(4); // [0, 1, 2, 3], float32
+ * using b = pt.arange(0, 1, 0.25); // [0, 0.25, 0.5, 0.75]
+ * using c = pt.arange(10, 0, -3, { dtype: "int32" }); // [10, 7, 4, 1]
+ * using d = pt.arange(4, undefined, 1, { dtype: "int64" }); // options come after end and step
+ * @throws {TensorError} when start, end or step is not finite, or step is 0.
+ */
 export function arange(start: number, end?: number, step = 1, opts?: CreateOptions): Tensor {
   if (end === undefined) [start, end] = [0, start];
   if (![start, end, step].every(Number.isFinite) || step === 0) {
@@ -188,7 +267,14 @@ export function arange(start: number, end?: number, step = 1, opts?: CreateOptio
   }));
 }
 
-/** `steps` evenly spaced values from start to end inclusive; the second half counts back from end, as PyTorch does. */
+/**
+ * `steps` evenly spaced values from start to end, both included (float32 unless `opts.dtype`). As `torch.linspace`, whose second
+ * half it also computes back from end, so that the last value is end exactly.
+ *
+ * @example
+ * using x = pt.linspace(0, 1, 5); // [0, 0.25, 0.5, 0.75, 1]
+ * @throws {TensorError} when steps is not an integer >= 0.
+ */
 export function linspace(start: number, end: number, steps: number, opts?: CreateOptions): Tensor {
   if (!Number.isInteger(steps) || steps < 0) throw new TensorError("linspace", `steps must be an integer >= 0, got ${steps}`);
   const dtype = dtypeOr(opts, DEFAULT_FLOAT, "linspace");
@@ -221,12 +307,17 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
   });
 }
 
-/** The n x m identity: element i is on the diagonal when i % (m+1) == 0 and i < min(n,m)*(m+1). */
+/**
+ * The n x m identity matrix: ones on the diagonal, zeros elsewhere (float32 unless `opts.dtype`). m defaults to n: pass
+ * `pt.eye(n, n, opts)` for a square one with options. As `torch.eye`.
+ * @throws {TensorError} when n or m is not an integer >= 0.
+ */
 export function eye(n: number, m = n, opts?: CreateOptions): Tensor {
   for (const [name, v] of [["n", n], ["m", m]] as const) {
     if (!Number.isInteger(v) || v < 0) throw new TensorError("eye", `${name} must be an integer >= 0, got ${describeValue(v)}`);
   }
   const dtype = dtypeOr(opts, DEFAULT_FLOAT, "eye");
+  // Flat element i is on the diagonal when i % (m + 1) == 0 and i < min(n, m) * (m + 1).
   return generate(dev(opts), "eye", dtype, [n, m], (k) => {
     const onStride = {
       k: "binary",
@@ -241,12 +332,23 @@ export function eye(n: number, m = n, opts?: CreateOptions): Tensor {
 }
 
 /**
- * A tensor over existing host memory. On a device whose memory the host addresses
- * ("host_wrap") nothing is copied: the tensor keeps the ArrayBuffer alive and writes
- * through to it. Elsewhere the data is uploaded. (Bun: build the array over an explicit
- * ArrayBuffer so its address is fixed; DESIGN.md section 8.)
+ * A tensor over existing host memory, as `torch.frombuffer`: the bytes are read as `opts.dtype` (the typed array's own dtype
+ * without it, float32 for an ArrayBuffer), reinterpreted, not converted. On a device that addresses host memory (capability
+ * "host_wrap": the CPU) nothing is copied: the tensor is that memory and keeps its ArrayBuffer alive, and each op reads the values
+ * the array holds when the op is called (ops on it are never deferred). On other devices the bytes are copied. Under Bun, build the
+ * array over an explicit ArrayBuffer, so that its address is fixed (docs/architecture.md, FFI boundary).
+ *
+ * @param data an ArrayBuffer, or a typed array (its bytes from byteOffset, byteLength of them)
+ * @param opts dtype and device as `CreateOptions`, and `shape`: by default 1-D, as many elements as the bytes hold
+ * @example
+ * const host = new Float32Array(new ArrayBuffer(16));
+ * host.set([1, 2, 3, 4]);
+ * using t = pt.fromBuffer(host, { shape: [2, 2], device: "cpu" });
+ * host[0] = 10; // t's first element is 10 now: on the CPU, t is host's memory
+ * @throws {TensorError} when the dtype is float16 or bfloat16 (no host type: make float32 and cast), the bytes are not a whole
+ * number of elements, or the shape is invalid or does not hold exactly the bytes.
  */
-export function fromBuffer(data: ArrayBuffer | TypedData, opts: CreateOptions & { shape?: readonly number[] } = {}): Tensor {
+export function fromBuffer(data: ArrayBuffer | HostArray, opts: CreateOptions & { shape?: readonly number[] } = {}): Tensor {
   const view = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const src = data instanceof ArrayBuffer ? undefined : dtypeOfArray(data);
   const dtype = dtypeOr(opts, src ?? DEFAULT_FLOAT, "fromBuffer");

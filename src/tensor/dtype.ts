@@ -7,8 +7,14 @@
  */
 import { TensorError } from "../runtime/errors.ts";
 
+/** The element types, named as PyTorch's dtypes (`torch.float32` is "float32"). */
 export type DType = "float32" | "float16" | "bfloat16" | "float64" | "int32" | "int64" | "uint8" | "bool";
 
+/**
+ * The typed arrays that hold tensor values on the host, one per dtype: Float32Array for float32, float16 and bfloat16 (widened),
+ * Float64Array for float64, Int32Array for int32, BigInt64Array for int64, and Uint8Array for uint8 and bool (0 or 1). What
+ * `toArray()` returns; `tensor()` and `fromBuffer()` take them (there a Uint8Array means uint8).
+ */
 export type HostArray = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array;
 
 interface DTypeInfo {
@@ -89,7 +95,15 @@ export function checkFits(v: number | boolean | bigint, d: DType, op: string): v
 export const isFloat = (d: DType): boolean => DTYPES[d].category === 2;
 export const isInt = (d: DType): boolean => DTYPES[d].category === 1;
 
-/** The dtype that holds both a and b (torch.promote_types). */
+/**
+ * The smallest dtype that holds both a and b. Kinds rank bool < integer < float, and the higher kind wins whatever the sizes
+ * (int64 with float16 is float16); float16 with bfloat16 is float32. As `torch.promote_types`.
+ *
+ * @example
+ * pt.promoteTypes("int32", "int64"); // "int64"
+ * pt.promoteTypes("int64", "float16"); // "float16"
+ * pt.promoteTypes("float16", "bfloat16"); // "float32"
+ */
 export function promoteTypes(a: DType, b: DType): DType {
   if (a === b) return a;
   const A = DTYPES[a], B = DTYPES[b];

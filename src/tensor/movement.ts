@@ -1,7 +1,8 @@
 /**
- * Movement ops. reshape/view/permute/transpose/expand/squeeze/unsqueeze/flatten/slice/
- * narrow return views that share the buffer (each holds its own reference); contiguous,
- * clone, flip, cat and stack copy with the elementwise copy kernel.
+ * Movement ops. view/permute/transpose/expand/squeeze/unsqueeze/slice/narrow return views
+ * that share the buffer (each holds its own reference); reshape, flatten and contiguous do
+ * so when the strides allow and copy otherwise; clone, flip, cat and stack always copy, with
+ * the elementwise copy kernel.
  */
 import { TensorError } from "../runtime/errors.ts";
 import { allocTensor, deferredTensor, type Tensor, viewOf } from "./tensor.ts";
@@ -215,9 +216,23 @@ export function flip(t: Tensor, axes: number | readonly number[]): Tensor {
   return clone(reversed);
 }
 
+/**
+ * Joins tensors along an existing axis (default 0; negative counts from the end) into a new tensor. Their shapes must agree on
+ * every other axis; their dtypes promote (`promoteTypes`). As `torch.cat`.
+ *
+ * @example
+ * using a = pt.zeros([2, 3]), b = pt.ones([1, 3]);
+ * using rows = pt.cat([a, b]); // shape [3, 3]
+ * @throws {TensorError} when the list is empty, a tensor is 0-d (use `stack`), the ranks or the sizes off the axis differ, the
+ * axis is out of range, or the tensors are on different devices.
+ */
 export function cat(tensors: readonly Tensor[], axis = 0): Tensor {
   if (tensors.length === 0) throw new TensorError("cat", "needs at least one tensor");
   const device = commonDevice("cat", tensors);
+  const scalarAt = tensors.findIndex((t) => t.ndim === 0);
+  if (scalarAt >= 0) {
+    throw new TensorError("cat", `a 0-d tensor (at position ${scalarAt}) cannot be concatenated; unsqueeze it or use stack`);
+  }
   const first = tensors[0];
   const a = normalizeAxis(axis, first.ndim, "cat");
   let dtype = first.dtype, total = 0;
@@ -244,6 +259,16 @@ export function cat(tensors: readonly Tensor[], axis = 0): Tensor {
   return out;
 }
 
+/**
+ * Joins tensors of one shape along a new axis (default 0; negative counts from the end of the result's axes) into a new tensor;
+ * their dtypes promote (`promoteTypes`). As `torch.stack`.
+ *
+ * @example
+ * using a = pt.tensor([1, 2]), b = pt.tensor([3, 4]);
+ * using rows = pt.stack([a, b]); // [[1, 2], [3, 4]]
+ * using cols = pt.stack([a, b], 1); // [[1, 3], [2, 4]]
+ * @throws {TensorError} when the list is empty, the shapes differ, the axis is out of range, or the tensors are on different devices.
+ */
 export function stack(tensors: readonly Tensor[], axis = 0): Tensor {
   if (tensors.length === 0) throw new TensorError("stack", "needs at least one tensor");
   const first = tensors[0];

@@ -10,16 +10,12 @@
  */
 import { TensorError } from "../runtime/errors.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
+import type { CreateOptions, ShapeArg } from "./creation.ts";
 import { runTemplate } from "../kernels/launch.ts";
 import { checkDType, type DType, isFloat } from "./dtype.ts";
 import { checkShape, fmtShape, numel } from "./shape.ts";
 import { allocTensor, type Tensor } from "./tensor.ts";
 import { binary, cast, unary } from "./elementwise.ts";
-
-export interface RandomOptions {
-  dtype?: DType;
-  device?: string | Device;
-}
 
 /** PyTorch's default seed. */
 const DEFAULT_SEED = 67280421310721n;
@@ -27,7 +23,17 @@ const MAX_OFFSET = 2 ** 53;
 
 const state = { seed: DEFAULT_SEED, offset: 0 };
 
-/** Seeds the process's generator (any integer; taken modulo 2^64) and resets its offset. */
+/**
+ * Seeds the process's generator and resets its offset to 0: a seed and a sequence of calls give the same numbers on every backend
+ * and thread count (not the numbers PyTorch draws). Any safe integer or bigint, taken modulo 2^64. As `torch.manual_seed`.
+ *
+ * @example
+ * pt.manualSeed(42);
+ * using a = pt.rand([2, 3]);
+ * pt.manualSeed(42);
+ * using b = pt.rand([2, 3]); // the same values as a
+ * @throws {TensorError} when the seed is a number that is not a safe integer, or neither a number nor a bigint.
+ */
 export function manualSeed(seed: number | bigint): void {
   if (typeof seed === "number" && !Number.isSafeInteger(seed)) {
     throw new TensorError("manualSeed", `seed must be a safe integer or a bigint, got ${seed}`);
@@ -39,16 +45,25 @@ export function manualSeed(seed: number | bigint): void {
   state.offset = 0;
 }
 
-/** The current seed, as an unsigned 64-bit bigint. */
+/** The current seed as an unsigned 64-bit bigint: PyTorch's default, 67280421310721n, until `manualSeed`. As `torch.initial_seed`. */
 export function getSeed(): bigint {
   return state.seed;
 }
 
-/** The next Philox counter the generator will use. */
+/** The generator's next Philox counter: each call draws one per element and advances it (0 after `manualSeed`). */
 export function getOffset(): number {
   return state.offset;
 }
 
+/**
+ * Moves the generator to counter `offset`; back to an earlier `getOffset()` replays the calls made since.
+ * @example
+ * const at = pt.getOffset();
+ * using a = pt.randn([4]);
+ * pt.setOffset(at);
+ * using b = pt.randn([4]); // the same values as a
+ * @throws {TensorError} when offset is not an integer in [0, 2^53).
+ */
 export function setOffset(offset: number): void {
   if (!Number.isSafeInteger(offset) || offset < 0) {
     throw new TensorError("setOffset", `offset must be an integer in [0, 2^53), got ${offset}`);
@@ -86,7 +101,7 @@ function fill(op: string, dist: 0 | 1 | 2, shape: number[], dtype: DType, dev: D
   return out;
 }
 
-function floatDType(opts: RandomOptions, op: string): DType {
+function floatDType(opts: CreateOptions, op: string): DType {
   const dt = opts.dtype === undefined ? "float32" : checkDType(opts.dtype, op);
   if (!isFloat(dt)) throw new TensorError(op, `needs a floating-point dtype, got ${dt}`);
   return dt;
@@ -95,8 +110,13 @@ function floatDType(opts: RandomOptions, op: string): DType {
 /** Significand bits of the half types: rand keeps that many bits so rounding never gives 1. */
 const HALF_BITS: Partial<Record<DType, number>> = { float16: 11, bfloat16: 8 };
 
-/** Uniform samples in [0, 1). */
-export function rand(shape: number | readonly number[], opts: RandomOptions = {}): Tensor {
+/**
+ * Uniform samples in [0, 1), float32 unless `opts.dtype` (a float dtype; float16 and bfloat16 keep 11 and 8 random bits, as in
+ * PyTorch, so that rounding never gives 1). As `torch.rand`; see `manualSeed` for reproducible draws.
+ * @throws {TensorError} when the shape is invalid (see `ShapeArg`), the dtype is not a float dtype, or the generator's offset
+ * would pass 2^53 (`manualSeed` or `setOffset` restarts it).
+ */
+export function rand(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
   const s = toShape(shape, "rand");
   const dt = floatDType(opts, "rand");
   const bits = HALF_BITS[dt];
@@ -109,8 +129,13 @@ export function rand(shape: number | readonly number[], opts: RandomOptions = {}
   return cast(grid, dt);
 }
 
-/** Standard normal samples (Box-Muller over Philox). */
-export function randn(shape: number | readonly number[], opts: RandomOptions = {}): Tensor {
+/**
+ * Samples of the standard normal distribution (mean 0, variance 1; Box-Muller), float32 unless `opts.dtype` (a float dtype).
+ * As `torch.randn`.
+ * @throws {TensorError} when the shape is invalid (see `ShapeArg`), the dtype is not a float dtype, or the generator's offset
+ * would pass 2^53 (`manualSeed` or `setOffset` restarts it).
+ */
+export function randn(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
   const s = toShape(shape, "randn");
   return fill("randn", 1, s, floatDType(opts, "randn"), resolveDevice(opts.device), 0, 1);
 }
@@ -121,8 +146,17 @@ const INT_RANGE: Partial<Record<DType, [number, number]>> = {
   bool: [0, 2],
 };
 
-/** Integers uniform in [low, high). */
-export function randint(low: number | bigint, high: number | bigint, shape: number | readonly number[], opts: RandomOptions = {}): Tensor {
+/**
+ * Integers uniform in [low, high), int64 unless `opts.dtype` (a float dtype gives integer values in it). As `torch.randint`, whose
+ * low may be left out; here it may not.
+ *
+ * @example
+ * using dice = pt.randint(1, 7, [10]); // ten int64 values in 1..6
+ * using bits = pt.randint(0, 2, [4, 4], { dtype: "bool" });
+ * @throws {TensorError} when the shape is invalid, low or high is not an integer, low >= high, a bound lies beyond +-2^53, the
+ * range does not fit the dtype (int32, uint8, bool), or the generator's offset would pass 2^53.
+ */
+export function randint(low: number | bigint, high: number | bigint, shape: ShapeArg, opts: CreateOptions = {}): Tensor {
   const op = "randint";
   const s = toShape(shape, op);
   const dt = opts.dtype === undefined ? "int64" : checkDType(opts.dtype, op);

@@ -16,9 +16,9 @@ const sealedArrays = new WeakSet<readonly number[]>();
 /**
  * An array with a's values that no code here mutates: a itself when sealed() made it, else
  * a copy (so a caller's array can change afterwards without changing a tensor). Sealed
- * arrays are typed readonly but not frozen: under Bun (JavaScriptCore) Object.freeze of a
- * small array costs about 0.9 us, Object.isFrozen 175 ns, and a frozen array's reads are
- * slower, which together were a third of a small op's host time.
+ * arrays are typed readonly but not frozen: under Bun (JavaScriptCore) freezing, checking
+ * for frozenness and reading frozen arrays together were a third of a small op's host time
+ * (docs/measurements.md).
  */
 export function sealed(a: readonly number[]): readonly number[] {
   if (sealedArrays.has(a)) return a;

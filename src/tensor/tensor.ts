@@ -10,7 +10,6 @@ import { TensorError, withOp } from "../runtime/errors.ts";
 import { allocBuffer, drop, type Held, heldNow, holdBuffer, release, track } from "../runtime/ownership.ts";
 import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts";
 import { check, native } from "../runtime/native.ts";
-import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES, type HostArray } from "./dtype.ts";
 import { checkBytes, contiguousStrides, denseStrides, numel, sealed, type Shape } from "./shape.ts";
 import * as ew from "./elementwise.ts";
@@ -22,9 +21,21 @@ import * as la from "./linalg.ts";
 import * as io from "./transfer.ts";
 import { formatTensor } from "./format.ts";
 
+/**
+ * A JS scalar operand: a number, a boolean or a bigint. When dtypes promote, an integer-valued number (`2.0` too) or a
+ * bigint counts as an integer, any other number as a float, and a scalar never widens a tensor's dtype within its kind.
+ */
 export type Scalar = number | boolean | bigint;
+/** An operand of an elementwise op: a tensor, or a JS {@link Scalar} (which broadcasts as 0-d and promotes below 0-d tensors). */
 export type TensorLike = Tensor | Scalar;
+/**
+ * How index ops treat an index outside `[-size, size)`: `"error"` (the default, as in PyTorch) throws a TensorError,
+ * `"clamp"` clamps the raw index to `[0, size - 1]` (so -1 becomes 0), `"wrap"` takes it modulo size (Python's `%`).
+ * In `"error"` and `"wrap"` a negative index counts from the end. An axis of size 0 has no valid index in any mode.
+ * In `"error"` the op waits for the device, which checks the indices.
+ */
 export type IndexMode = "error" | "clamp" | "wrap";
+/** Values nested as the tensor's dims: what `toList()` returns and what `pt.tensor()` takes. A 0-d tensor is its value. */
 export type NestedArray = number | boolean | bigint | readonly NestedArray[];
 
 const creating = Symbol("polytensor.internal");
@@ -38,12 +49,33 @@ function dims(args: number[] | [readonly number[]]): readonly number[] {
   return args as number[];
 }
 
-export class Tensor implements ViewRef {
+/**
+ * An n-dimensional array of one dtype on one device, as `torch.Tensor`; made by `pt.tensor`, `pt.zeros` and the other
+ * creation functions. Ops never modify a tensor: each returns a new one (scatter, indexPut and maskedFill too, out of
+ * place). A tensor holds native memory until it is disposed: `using`, `dispose()` or `pt.tidy`. Views (view, permute,
+ * transpose, T, expand, squeeze, unsqueeze, slice, narrow, and reshape or flatten where the strides allow) share their
+ * base's storage and keep it alive, so the base may be disposed first.
+ *
+ * Elementwise ops broadcast (shapes that cannot broadcast throw) and promote as `torch.result_type` (`pt.resultType`):
+ * dimensioned tensors first, then 0-d tensors, then JS scalars, a later group changing the dtype only when of a higher
+ * kind (bool < integer < float), so `int32[2] + 2.5` is float32 and `float16[2] + float32 0-d` float16. Every op throws
+ * a TensorError when a tensor it uses was disposed or its device's context was lost, or when its tensors are on
+ * different devices; the members below do not repeat these cases.
+ *
+ * @example
+ * using a = pt.tensor([[1, 2], [3, 4]]);
+ * using b = a.matmul(a).relu(); // float32 [[7, 10], [15, 22]]
+ */
+export class Tensor {
+  /** The device that holds the data; `to(device)` copies to another. */
   readonly device: Device;
+  /** The element type. */
   readonly dtype: DType;
-  /** Read-only: tensors share shape and stride arrays (not frozen, for speed; see shape.ts sealed()). */
+  /** The size of each dim, as `torch.Tensor.shape`. Shared between tensors and not frozen (for speed): do not mutate it. */
   readonly shape: readonly number[];
+  /** The step between neighbours along each dim, in elements (0 along broadcast dims), as `torch.Tensor.stride()`. */
   readonly strides: readonly number[];
+  /** Where the first element sits in the buffer, in elements, as `torch.Tensor.storage_offset()`. */
   readonly offset: number;
   #buf: number;
   readonly #epoch: number;
@@ -95,7 +127,11 @@ export class Tensor implements ViewRef {
     return this.#keep;
   }
 
-  /** The native buffer handle; throws if this tensor was disposed or its device closed. */
+  /**
+   * The native buffer handle (for the C ABI); reading it runs a pending fused kernel first.
+   *
+   * @throws {TensorError} when this tensor was disposed, or its device's context was lost since it was made.
+   */
   get buf(): number {
     if (this.#deferred !== null) this.#materialize();
     if (this.#buf === 0) throw new TensorError("tensor", `this ${this.dtype}${fmt(this.shape)} tensor was disposed and cannot be used`);
@@ -108,21 +144,22 @@ export class Tensor implements ViewRef {
     return this.#buf;
   }
 
+  /** True once `dispose()` ran (dtype, shape and strides stay readable; every op on it throws). */
   get disposed(): boolean {
     return this.#buf === 0 && this.#deferred === null;
   }
 
-  /** The fused node while this tensor is deferred (lazy mode), else null. */
+  /** @internal The fused node while this tensor is deferred (lazy mode), else null. */
   get deferred(): Deferred | null {
     return this.#deferred;
   }
 
-  /** True while this tensor's value is a recorded expression that has not run yet. */
+  /** True while this tensor's value is a recorded expression that has not run yet (lazy mode). */
   get isDeferred(): boolean {
     return this.#deferred !== null && this.#deferred.buffer === 0;
   }
 
-  /** Runs this tensor's pending fused kernel now (if any); returns this tensor. */
+  /** Runs this tensor's pending fused kernel now (if any); returns this tensor. Reads and non-elementwise ops do it anyway. */
   materialize(): this {
     if (this.#deferred !== null) this.#materialize();
     return this;
@@ -134,21 +171,29 @@ export class Tensor implements ViewRef {
     this.#buf = buf;
     if (this.#held !== null) holdBuffer(this.#held, buf);
   }
+  /** The number of dims, as `torch.Tensor.ndim`. */
   get ndim(): number {
     return this.shape.length;
   }
+  /** The number of elements (a property here), as `torch.Tensor.numel()`. */
   get numel(): number {
     return numel(this.shape);
   }
+  /**
+   * The shape, or the size of dim `axis` (negative counts from the end), as `torch.Tensor.size`.
+   *
+   * @throws {TensorError} when axis is out of range.
+   */
   size(axis?: number): number | readonly number[] {
     return axis === undefined ? this.shape : this.shape[mv.axisOf(this, axis, "size")];
   }
+  /** Whether the elements lie in row-major order without gaps (size-1 dims ignored), as `torch.Tensor.is_contiguous`. */
   get isContiguous(): boolean {
     const c = contiguousStrides(this.shape);
     return this.shape.every((d, i) => d === 1 || c[i] === this.strides[i]);
   }
 
-  /** Frees this tensor's reference now; idempotent. */
+  /** Frees this tensor's reference to its memory now; idempotent. Views made from it keep the memory alive. */
   dispose(): void {
     const buf = this.#buf, node = this.#deferred, held = this.#held;
     if (buf === 0 && node === null) return;
@@ -158,324 +203,710 @@ export class Tensor implements ViewRef {
     if (held !== null) drop(this, held);
     else release(this.device, this.#epoch, buf, node); // disposed in the task that made it: never registered
   }
+  /** `dispose()`, for `using t = ...`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
 
   // ----- transfer and inspection (transfer.ts, format.ts)
+  /**
+   * The values in row-major order, copied to the host after the device is done (the thread waits). float16 and bfloat16
+   * read back as Float32Array, int64 as BigInt64Array, bool and uint8 as Uint8Array, the rest as their typed array.
+   * As `torch.Tensor.numpy()`, but always a copy.
+   *
+   * @throws {TensorError} inside a step being captured (`pt.capture`), which cannot read values.
+   */
   toArray(): HostArray {
     return io.toArray(this);
   }
+  /**
+   * `toArray()` without blocking the thread: resolves once the device has produced the values.
+   *
+   * @throws {TensorError} inside a step being captured (`pt.capture`).
+   * @example
+   * const values = await t.data(); // Float32Array for a float32 tensor
+   */
   data(): Promise<HostArray> {
     return io.data(this);
   }
+  /**
+   * The one element as a JS value, as `torch.Tensor.item`: a bigint for int64 (so no value is rounded), 0 or 1 for bool,
+   * a number otherwise.
+   *
+   * @throws {TensorError} when the tensor has not exactly one element, or inside a captured step.
+   */
   item(): number | bigint {
     return io.item(this);
   }
+  /**
+   * The values as nested arrays, as `torch.Tensor.tolist`: booleans for bool, bigints for int64 (whatever their size),
+   * numbers otherwise; a 0-d tensor gives its value.
+   *
+   * @throws {TensorError} inside a captured step.
+   */
   toList(): NestedArray {
     return io.toList(this);
   }
-  /** What JSON.stringify writes: the values as nested lists (int64 beyond 2^53 as decimal strings; transfer.ts). */
+  /**
+   * What `JSON.stringify(t)` writes: `toList()`'s nested values, except int64, which is a number where exact
+   * (|v| < 2^53) and a decimal string beyond; NaN and infinities become null, as JSON.stringify writes them.
+   *
+   * @example
+   * JSON.stringify(pt.tensor([2n ** 60n, 3n])); // '["1152921504606846976",3]'
+   */
   toJSON(): io.JsonValues {
     return io.toJSON(this);
   }
+  /**
+   * This tensor as another dtype, or on another device, as `torch.Tensor.to`. A string that names a dtype is a dtype,
+   * any other a device name ("cpu", "cuda:0"). To the same dtype or device it returns a view sharing this storage;
+   * to another device it copies through the host.
+   *
+   * @throws {TensorError} when the string is neither a dtype nor an available device, or (another device) in a captured step.
+   * @example
+   * using h = t.to("float16"); // a cast, as t.cast("float16")
+   * using g = t.to("cuda"); // a copy on the first CUDA device; t.to(pt.device("vulkan:1")) names one
+   */
   to(target: DType | Device | string): Tensor {
     return io.to(this, target);
   }
+  /**
+   * A new tensor of the values converted to `dtype`, as `torch.Tensor.to(dtype)`. Float to integer truncates toward zero
+   * (NaN gives 0, values beyond the range saturate); storing into uint8 wraps modulo 256; to bool tests nonzero (NaN is true).
+   *
+   * @throws {TensorError} when dtype is not a dtype name.
+   */
   cast(dtype: DType): Tensor {
     return ew.cast(this, dtype);
   }
+  /** A contiguous copy with its own storage, as `torch.Tensor.clone` (of a pending lazy result, another handle on it). */
   clone(): Tensor {
     return mv.clone(this);
   }
+  /**
+   * PyTorch's repr: `tensor([1.0000, 2.0000], dtype=float32, device=cpu:0)`; past 1000 elements the first and last 3 of
+   * each dim. Never throws: a disposed tensor prints as `tensor(<disposed>, ...)`.
+   */
   toString(): string {
     return formatTensor(this);
   }
+  /** What Deno's `console.log` shows: `toString()`. */
   [Symbol.for("Deno.customInspect")](): string {
     return formatTensor(this);
   }
+  /** What Bun's and Node's `console.log` show: `toString()`. */
   [Symbol.for("nodejs.util.inspect.custom")](): string {
     return formatTensor(this);
   }
 
-  // ----- elementwise (elementwise.ts)
+  // ----- elementwise (elementwise.ts): operands broadcast, dtypes promote (see the class); shapes that do not broadcast throw
+  /** this + o, as `torch.Tensor.add` (no alpha). bool + bool is logical or. */
   add(o: TensorLike): Tensor {
     return ew.binary("add", this, o);
   }
+  /**
+   * this - o, as `torch.Tensor.sub`.
+   *
+   * @throws {TensorError} when both operands are bool.
+   */
   sub(o: TensorLike): Tensor {
     return ew.binary("sub", this, o);
   }
+  /** this * o, as `torch.Tensor.mul`. Integers wrap on overflow. */
   mul(o: TensorLike): Tensor {
     return ew.binary("mul", this, o);
   }
+  /** this / o, true division as `torch.Tensor.div`: integer and bool operands give float32. */
   div(o: TensorLike): Tensor {
     return ew.binary("div", this, o);
   }
+  /**
+   * this ** o, as `torch.Tensor.pow`. Integer powers stay integer; a negative integer tensor exponent truncates
+   * (1 for base 1, 1 or -1 by parity for base -1, else 0).
+   *
+   * @throws {TensorError} for an integer tensor to a negative JS exponent, or when both operands are bool.
+   */
   pow(o: TensorLike): Tensor {
     return ew.binary("pow", this, o);
   }
+  /**
+   * The remainder with the sign of the divisor (Python's `%`), as `torch.Tensor.remainder` (not `fmod`).
+   *
+   * @throws {TensorError} for an integer remainder by zero (integer mod runs at once, also in lazy mode), or two bools.
+   */
   mod(o: TensorLike): Tensor {
     return ew.binary("mod", this, o);
   }
+  /** The larger of this and o elementwise, NaN propagating, as `torch.maximum`. */
   maximum(o: TensorLike): Tensor {
     return ew.binary("maximum", this, o);
   }
+  /** The smaller of this and o elementwise, NaN propagating, as `torch.minimum`. */
   minimum(o: TensorLike): Tensor {
     return ew.binary("minimum", this, o);
   }
+  /** this == o as a bool tensor (compared in the promoted dtype), as `torch.Tensor.eq`. */
   eq(o: TensorLike): Tensor {
     return ew.binary("eq", this, o);
   }
+  /** this != o as a bool tensor, as `torch.Tensor.ne`. */
   ne(o: TensorLike): Tensor {
     return ew.binary("ne", this, o);
   }
+  /** this < o as a bool tensor, as `torch.Tensor.lt`. */
   lt(o: TensorLike): Tensor {
     return ew.binary("lt", this, o);
   }
+  /** this <= o as a bool tensor, as `torch.Tensor.le`. */
   le(o: TensorLike): Tensor {
     return ew.binary("le", this, o);
   }
+  /** this > o as a bool tensor, as `torch.Tensor.gt`. */
   gt(o: TensorLike): Tensor {
     return ew.binary("gt", this, o);
   }
+  /** this >= o as a bool tensor, as `torch.Tensor.ge`. */
   ge(o: TensorLike): Tensor {
     return ew.binary("ge", this, o);
   }
+  /** Both nonzero (NaN counts as nonzero), as a bool tensor; as `torch.Tensor.logical_and`. */
   logicalAnd(o: TensorLike): Tensor {
     return ew.binary("logicalAnd", this, o);
   }
+  /** Either nonzero, as a bool tensor; as `torch.Tensor.logical_or`. */
   logicalOr(o: TensorLike): Tensor {
     return ew.binary("logicalOr", this, o);
   }
+  /** Exactly one nonzero, as a bool tensor; as `torch.Tensor.logical_xor`. */
   logicalXor(o: TensorLike): Tensor {
     return ew.binary("logicalXor", this, o);
   }
+  /** Whether each element is zero, as a bool tensor; as `torch.Tensor.logical_not`. */
   logicalNot(): Tensor {
     return ew.unary("logicalNot", this);
   }
+
+  // Unary ops keep the dtype unless noted; the float functions (reciprocal to gelu) compute integer and bool input in float32.
+  /**
+   * -this, as `torch.Tensor.neg`; integers wrap.
+   *
+   * @throws {TensorError} for a bool tensor.
+   */
   neg(): Tensor {
     return ew.unary("neg", this);
   }
+  /**
+   * |this|, as `torch.Tensor.abs`.
+   *
+   * @throws {TensorError} for a bool tensor.
+   */
   abs(): Tensor {
     return ew.unary("abs", this);
   }
+  /** -1, 0 or 1 by sign (NaN stays NaN; a bool tensor is returned as bool), as `torch.Tensor.sign`. */
   sign(): Tensor {
     return ew.unary("sign", this);
   }
+  /** this * this, as `torch.Tensor.square`; bool gives int64. */
   square(): Tensor {
     return ew.unary("square", this);
   }
+  /** 1 / this, as `torch.Tensor.reciprocal`. */
   reciprocal(): Tensor {
     return ew.unary("reciprocal", this);
   }
+  /** e ** this, as `torch.Tensor.exp`. */
   exp(): Tensor {
     return ew.unary("exp", this);
   }
+  /** 2 ** this, as `torch.Tensor.exp2`. */
   exp2(): Tensor {
     return ew.unary("exp2", this);
   }
+  /** The natural logarithm, as `torch.Tensor.log`. */
   log(): Tensor {
     return ew.unary("log", this);
   }
+  /** The base-2 logarithm, as `torch.Tensor.log2`. */
   log2(): Tensor {
     return ew.unary("log2", this);
   }
+  /** log(1 + this), accurate near 0, as `torch.Tensor.log1p`. */
   log1p(): Tensor {
     return ew.unary("log1p", this);
   }
+  /** The square root, as `torch.Tensor.sqrt`. */
   sqrt(): Tensor {
     return ew.unary("sqrt", this);
   }
+  /** 1 / sqrt(this), as `torch.Tensor.rsqrt`. */
   rsqrt(): Tensor {
     return ew.unary("rsqrt", this);
   }
+  /** The sine (radians), as `torch.Tensor.sin`. */
   sin(): Tensor {
     return ew.unary("sin", this);
   }
+  /** The cosine (radians), as `torch.Tensor.cos`. */
   cos(): Tensor {
     return ew.unary("cos", this);
   }
+  /** The tangent (radians), as `torch.Tensor.tan`. */
   tan(): Tensor {
     return ew.unary("tan", this);
   }
+  /** The hyperbolic tangent, as `torch.Tensor.tanh`. */
   tanh(): Tensor {
     return ew.unary("tanh", this);
   }
+  /** 1 / (1 + e ** -this), as `torch.Tensor.sigmoid`. */
   sigmoid(): Tensor {
     return ew.unary("sigmoid", this);
   }
+  /**
+   * max(this, 0), as `torch.Tensor.relu`; integers stay integer.
+   *
+   * @throws {TensorError} for a bool tensor.
+   */
   relu(): Tensor {
     return ew.unary("relu", this);
   }
+  /** GELU in its exact erf form, as `torch.nn.functional.gelu` (approximate="none"). */
   gelu(): Tensor {
     return ew.unary("gelu", this);
   }
+  /** Rounds down, as `torch.Tensor.floor`; integer and bool tensors come back unchanged (a copy). */
   floor(): Tensor {
     return ew.unary("floor", this);
   }
+  /** Rounds up, as `torch.Tensor.ceil`; integer and bool tensors come back unchanged. */
   ceil(): Tensor {
     return ew.unary("ceil", this);
   }
+  /** Rounds to the nearest integer, halves to even (2.5 gives 2), as `torch.Tensor.round`; integers come back unchanged. */
   round(): Tensor {
     return ew.unary("round", this);
   }
+  /** Rounds toward zero, as `torch.Tensor.trunc`; integers come back unchanged. */
   trunc(): Tensor {
     return ew.unary("trunc", this);
   }
+  /** Whether each element is NaN, as a bool tensor (all false for integers); as `torch.Tensor.isnan`. */
   isnan(): Tensor {
     return ew.unary("isnan", this);
   }
+  /** Whether each element is +-infinity, as a bool tensor; as `torch.Tensor.isinf`. */
   isinf(): Tensor {
     return ew.unary("isinf", this);
   }
+  /** Whether each element is neither NaN nor infinite, as a bool tensor; as `torch.Tensor.isfinite`. */
   isfinite(): Tensor {
     return ew.unary("isfinite", this);
   }
+  /**
+   * Each element limited to [min, max], as `torch.Tensor.clamp`; null or undefined leaves that side open. The dtype
+   * promotes over this, min and max, as in PyTorch.
+   *
+   * @throws {TensorError} when neither bound is given, or the promoted dtype is bool.
+   */
   clamp(min?: TensorLike | null, max?: TensorLike | null): Tensor {
     return ew.clamp(this, min ?? undefined, max ?? undefined);
   }
-  /** where(cond, this, other), as torch.Tensor.where. */
+  /**
+   * This where cond is nonzero, else other; as `torch.Tensor.where` (cond need not be bool here). cond, this and other
+   * broadcast; the dtype promotes over this and other.
+   *
+   * @example
+   * using y = x.where(x.gt(0), 0); // x's positive elements, 0 elsewhere
+   */
   where(cond: Tensor, other: TensorLike): Tensor {
     return ew.where(cond, this, other);
   }
+  /**
+   * this + weight * (end - this), as `torch.Tensor.lerp`, but the operands promote (PyTorch wants one dtype).
+   *
+   * @throws {TensorError} when the promoted dtype is not floating-point.
+   */
   lerp(end: TensorLike, weight: TensorLike): Tensor {
     return ew.lerp(this, end, weight);
   }
+  /**
+   * A copy of this with value where mask is true, as `torch.Tensor.masked_fill`: it keeps this dtype (value is cast
+   * to it) and has the broadcast shape of this and mask.
+   *
+   * @param mask a bool tensor that broadcasts with this.
+   * @param value a JS scalar or a 0-d tensor.
+   * @throws {TensorError} when mask is not bool, value is a tensor that is not 0-d, or a JS value outside this integer dtype's range.
+   */
   maskedFill(mask: Tensor, value: TensorLike): Tensor {
     return ew.maskedFill(this, mask, value);
   }
 
-  // ----- reductions (reduce.ts)
+  // ----- reductions (reduce.ts): `axis` is one axis or several (negative count from the end), all when undefined;
+  // keepdim keeps reduced dims as size 1. An axis out of range or repeated throws; a 0-d tensor takes axis 0 or -1.
+  /**
+   * The sum, as `torch.Tensor.sum`; integer and bool tensors sum in int64, floats keep their dtype. Empty: 0.
+   *
+   * @throws {TensorError} when an axis is out of range or repeated.
+   */
   sum(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("sum", this, axis, keepdim);
   }
+  /**
+   * The mean, as `torch.Tensor.mean`. Empty: NaN.
+   *
+   * @throws {TensorError} for an integer or bool tensor (cast it first, as PyTorch asks too), or an axis out of range.
+   */
   mean(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("mean", this, axis, keepdim);
   }
+  /**
+   * The product, as `torch.Tensor.prod`; integer and bool tensors multiply in int64. Empty: 1.
+   *
+   * @throws {TensorError} when an axis is out of range or repeated.
+   */
   prod(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("prod", this, axis, keepdim);
   }
+  /**
+   * The largest value (NaN propagates), as `torch.Tensor.amax`: values only, argmax gives the indices.
+   *
+   * @throws {TensorError} when a reduced extent is empty, or an axis is out of range or repeated.
+   */
   max(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("max", this, axis, keepdim);
   }
+  /**
+   * The smallest value (NaN propagates), as `torch.Tensor.amin`: values only, argmin gives the indices.
+   *
+   * @throws {TensorError} when a reduced extent is empty, or an axis is out of range or repeated.
+   */
   min(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("min", this, axis, keepdim);
   }
+  /**
+   * The int64 index of the first largest value along axis (a NaN counts as largest), or into the flattened tensor when axis
+   * is undefined; as `torch.Tensor.argmax`.
+   *
+   * @throws {TensorError} when a reduced extent is empty, or axis is out of range.
+   */
   argmax(axis?: number, keepdim = false): Tensor {
     return red.reduce("argmax", this, axis, keepdim);
   }
+  /**
+   * The int64 index of the first smallest value (a NaN counts as smallest), as `torch.Tensor.argmin`.
+   *
+   * @throws {TensorError} when a reduced extent is empty, or axis is out of range.
+   */
   argmin(axis?: number, keepdim = false): Tensor {
     return red.reduce("argmin", this, axis, keepdim);
   }
+  /**
+   * Whether any element is nonzero, as `torch.Tensor.any`: uint8 for a uint8 tensor, else bool.
+   *
+   * @throws {TensorError} when an axis is out of range or repeated.
+   */
   any(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("any", this, axis, keepdim);
   }
+  /**
+   * Whether every element is nonzero, as `torch.Tensor.all`: uint8 for a uint8 tensor, else bool.
+   *
+   * @throws {TensorError} when an axis is out of range or repeated.
+   */
   all(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("all", this, axis, keepdim);
   }
+  /**
+   * The number of nonzero elements (NaN counts) as int64, as `torch.Tensor.count_nonzero` (plus keepdim).
+   *
+   * @throws {TensorError} when an axis is out of range or repeated.
+   */
   countNonzero(axis?: number | readonly number[], keepdim = false): Tensor {
     return red.reduce("countNonzero", this, axis, keepdim);
   }
-  /** Variance with Bessel's correction by default (correction = 1), as torch.var. */
+  /**
+   * The variance, dividing by n - correction (Bessel's correction, 1, by default), as `torch.Tensor.var`.
+   *
+   * @throws {TensorError} for an integer or bool tensor, a correction that is not finite, or an axis out of range.
+   */
   var(axis?: number | readonly number[], keepdim = false, correction = 1): Tensor {
     return red.reduce("var", this, axis, keepdim, correction);
   }
+  /**
+   * The standard deviation, dividing by n - correction (1 by default), as `torch.Tensor.std`.
+   *
+   * @throws {TensorError} for an integer or bool tensor, a correction that is not finite, or an axis out of range.
+   */
   std(axis?: number | readonly number[], keepdim = false, correction = 1): Tensor {
     return red.reduce("std", this, axis, keepdim, correction);
   }
+  /**
+   * Running sums along axis, as `torch.Tensor.cumsum`; integer and bool tensors give int64.
+   *
+   * @throws {TensorError} when axis is out of range.
+   */
   cumsum(axis: number): Tensor {
     return red.scan("cumsum", this, axis);
   }
+  /**
+   * Running products along axis, as `torch.Tensor.cumprod`; integer and bool tensors give int64.
+   *
+   * @throws {TensorError} when axis is out of range.
+   */
   cumprod(axis: number): Tensor {
     return red.scan("cumprod", this, axis);
   }
 
   // ----- linear algebra (linalg.ts)
+  /**
+   * The matrix product with torch.matmul's shape rules, as `torch.Tensor.matmul`: a 1-D operand gains a dim that the
+   * result drops, batch dims broadcast. The dtypes promote (PyTorch wants one dtype).
+   *
+   * @throws {TensorError} for a 0-d operand, two bool operands, inner dims that differ, or batch dims that do not broadcast.
+   */
   matmul(o: Tensor): Tensor {
     return la.matmul(this, o);
   }
+  /**
+   * The inner product of two 1-D tensors of one length, as a 0-d tensor; as `torch.Tensor.dot` (dtypes promote).
+   *
+   * @throws {TensorError} when either is not 1-D, the lengths differ, or both are bool.
+   */
   dot(o: Tensor): Tensor {
     return la.dot(this, o);
   }
 
-  // ----- movement (movement.ts): views share storage; the rest copy
+  // ----- movement (movement.ts): views share storage; the rest copy. Shapes are given as sizes or one array.
+  /**
+   * The elements in `shape` (one size may be -1), as `torch.Tensor.reshape`: a view when the strides allow one,
+   * otherwise a copy.
+   *
+   * @throws {TensorError} when the element counts differ or more than one size is -1.
+   */
   reshape(...shape: number[] | [readonly number[]]): Tensor {
     return mv.reshape(this, dims(shape));
   }
+  /**
+   * A view of the elements in `shape` (one size may be -1), sharing storage, as `torch.Tensor.view`.
+   *
+   * @throws {TensorError} when the element counts differ, or the strides admit no view (use reshape, which copies then).
+   * @example
+   * using v = x.view(2, -1); // x contiguous [6]: a [2, 3] view
+   * using r = x.T.reshape(6); // x [2, 3]: x.T.view(6) throws, reshape copies
+   */
   view(...shape: number[] | [readonly number[]]): Tensor {
     return mv.view(this, dims(shape));
   }
+  /**
+   * A view with the dims in the order `axes`, as `torch.Tensor.permute`.
+   *
+   * @throws {TensorError} when axes does not name each dim exactly once.
+   */
   permute(...axes: number[] | [readonly number[]]): Tensor {
     return mv.permute(this, dims(axes));
   }
+  /**
+   * A view with dims a and b swapped, as `torch.Tensor.transpose`; by default the last two (as `mT`), where a tensor of
+   * fewer than 2 dims comes back as a view unchanged.
+   *
+   * @throws {TensorError} when a or b is out of range.
+   */
   transpose(a = -2, b = -1): Tensor {
     return mv.transpose(this, a, b);
   }
+  /** A view with every dim reversed in order, as `torch.Tensor.T`. */
   get T(): Tensor {
     return mv.permute(this, [...Array(this.ndim).keys()].reverse());
   }
+  /**
+   * A view broadcast to `shape`, as `torch.Tensor.expand`: size-1 dims repeat without copying (stride 0), new dims come
+   * first, and -1 keeps a size.
+   *
+   * @throws {TensorError} when shape has fewer dims or a dim of size other than 1 would change.
+   * @example
+   * using e = pt.tensor([[1], [2]]).expand(2, 3); // [[1, 1, 1], [2, 2, 2]], no copy
+   */
   expand(...shape: number[] | [readonly number[]]): Tensor {
     return mv.expand(this, dims(shape));
   }
+  /**
+   * A view without the given size-1 dims (every size-1 dim when axis is undefined; other sizes stay), as
+   * `torch.Tensor.squeeze`.
+   *
+   * @throws {TensorError} when an axis is out of range or repeated.
+   */
   squeeze(axis?: number | readonly number[]): Tensor {
     return mv.squeeze(this, axis);
   }
+  /**
+   * A view with a size-1 dim inserted at axis (-1 appends one), as `torch.Tensor.unsqueeze`.
+   *
+   * @throws {TensorError} when axis is outside [-ndim - 1, ndim] or the rank would exceed 8.
+   */
   unsqueeze(axis: number): Tensor {
     return mv.unsqueeze(this, axis);
   }
+  /**
+   * Dims start..end (inclusive) merged into one, as `torch.Tensor.flatten`: a view where reshape gives one. A 0-d tensor gives [1].
+   *
+   * @throws {TensorError} when start or end is out of range, or start comes after end.
+   */
   flatten(start = 0, end = -1): Tensor {
     return mv.flatten(this, start, end);
   }
-  /** Elements start, start+step, ... below end along axis (negative start/end count from the end). */
+  /**
+   * A view of the elements start, start + step, ... below end along axis, as PyTorch's `x[..., start:end:step]`: negative
+   * start and end count from the end, and both are clamped to the axis as Python slices are.
+   *
+   * @throws {TensorError} when axis is out of range or step is not a positive integer.
+   * @example
+   * using s = pt.arange(10).slice(0, 1, 8, 3); // [1, 4, 7]
+   * using t = x.slice(1, -2); // the last two columns of x
+   */
   slice(axis: number, start = 0, end?: number, step = 1): Tensor {
     return mv.slice(this, axis, start, end, step);
   }
+  /**
+   * A view of `length` elements from start along axis (a negative start counts from the end), as `torch.Tensor.narrow`.
+   *
+   * @throws {TensorError} when axis is out of range or the range does not fit in the axis.
+   */
   narrow(axis: number, start: number, length: number): Tensor {
     return mv.narrow(this, axis, start, length);
   }
+  /** This tensor with row-major strides, as `torch.Tensor.contiguous`: a view if it has them already, else a copy. */
   contiguous(): Tensor {
     return mv.contiguous(this);
   }
+  /**
+   * A copy with the order of elements reversed along the given axes, as `torch.Tensor.flip` (a copy, as there).
+   *
+   * @throws {TensorError} when an axis is out of range or repeated.
+   */
   flip(axes: number | readonly number[]): Tensor {
     return mv.flip(this, axes);
   }
 
-  // ----- indexing (indexing.ts)
+  // ----- indexing (indexing.ts): index tensors are int32 or int64 (others throw), on this tensor's device. In mode "error"
+  // an index outside [-size, size) throws (checked on the device, so the op waits for it); see IndexMode.
+  /**
+   * Picks along axis by index, as `torch.Tensor.gather`: `out[i][j] = this[i][index[i][j]]` for axis 1. The result has
+   * index's shape.
+   *
+   * @param index int32 or int64, with as many dims as this, each no larger than this's except along axis.
+   * @throws {TensorError} when index has another rank or is larger in a dim other than axis, or (mode "error") an index is out of range.
+   * @example
+   * pt.tensor([[1, 2], [3, 4]]).gather(1, pt.tensor([[0, 0], [1, 0]], { dtype: "int64" })); // [[1, 1], [4, 3]]
+   */
   gather(axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
     return idx.gather(this, axis, index, mode);
   }
+  /**
+   * The slices at the positions of a 1-D (or 0-d) int32 or int64 index along axis, as `torch.Tensor.index_select`.
+   *
+   * @throws {TensorError} when index has more than 1 dim, or (mode "error") an index is out of range.
+   */
   indexSelect(axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
     return idx.indexSelect(this, axis, index, mode);
   }
-  /** Out-of-place scatter: a copy of this with src written at index along axis. */
+  /**
+   * A copy of this with src written at index along axis, as `torch.Tensor.scatter` out of place:
+   * `out[i][index[i][j]] = src[i][j]` for axis 1. Writes go in row-major order of index, so of repeated positions the
+   * last wins. `reduce` combines with what is there instead: "add", or "max"/"min" (`scatter_reduce`'s "amax"/"amin", include_self).
+   *
+   * @param src a tensor (converted to this dtype; no smaller than index in any dim) or a JS scalar.
+   * @throws {TensorError} when index's rank differs from this's or src's, index is larger than src, or than this outside axis,
+   *   or (mode "error") an index is out of range.
+   * @example
+   * pt.zeros([3]).scatter(0, pt.tensor([0, 2], { dtype: "int64" }), pt.tensor([5, 6])); // [5, 0, 6]
+   * pt.zeros([3]).scatter(0, pt.tensor([0, 0], { dtype: "int64" }), 1, { reduce: "add" }); // [2, 0, 0]
+   */
   scatter(axis: number, index: Tensor, src: TensorLike, opts: { reduce?: "add" | "max" | "min"; mode?: IndexMode } = {}): Tensor {
     return idx.scatter(this, axis, index, src, opts.reduce, opts.mode ?? "error");
   }
+  /**
+   * `scatter(axis, index, src, { reduce: "add" })`, as `torch.Tensor.scatter_add` out of place; mode "error".
+   *
+   * @throws {TensorError} as scatter.
+   */
   scatterAdd(axis: number, index: Tensor, src: TensorLike): Tensor {
     return idx.scatter(this, axis, index, src, "add", "error", "scatterAdd");
   }
-  /** Out-of-place index_put: indices index the leading dims and broadcast together. */
+  /**
+   * A copy of this with `this[indices[0], indices[1], ...] = values`, as `torch.Tensor.index_put` out of place. The k
+   * int32 or int64 index tensors index the leading k dims and broadcast together to B; values (converted to this dtype) broadcast to
+   * B followed by the remaining dims. `accumulate` adds instead of writing.
+   *
+   * @throws {TensorError} when indices is empty or longer than ndim, indices or values do not broadcast, or (mode "error")
+   *   an index is out of range.
+   * @example
+   * const i = pt.tensor([0, 1], { dtype: "int64" }), j = pt.tensor([2, 0], { dtype: "int64" });
+   * pt.zeros([2, 3]).indexPut([i, j], 7); // [[0, 0, 7], [7, 0, 0]]
+   */
   indexPut(indices: readonly Tensor[], values: TensorLike, opts: { accumulate?: boolean; mode?: IndexMode } = {}): Tensor {
     return idx.indexPut(this, indices, values, opts.accumulate ?? false, opts.mode ?? "error");
   }
-  /** Advanced indexing: this[indices[0], indices[1], ...] over the leading dims. */
+  /**
+   * Advanced indexing, PyTorch's `x[indices[0], indices[1], ...]` with tensor indices: k int32 or int64 tensors index the
+   * leading k dims and broadcast together; the result's shape is theirs followed by the remaining dims.
+   *
+   * @throws {TensorError} when indices is empty or longer than ndim, the indices do not broadcast, or (mode "error") an
+   *   index is out of range.
+   * @example
+   * using x = pt.arange(6).reshape(2, 3);
+   * x.index([pt.tensor([1, 0], { dtype: "int64" })]); // rows 1, 0: [[3, 4, 5], [0, 1, 2]]
+   * x.index([pt.tensor([1, 0], { dtype: "int64" }), pt.tensor([2, 2], { dtype: "int64" })]); // [5, 2]
+   */
   index(indices: readonly Tensor[], mode: IndexMode = "error"): Tensor {
     return idx.indexGet(this, indices, mode);
   }
+  /**
+   * The elements where a bool mask (broadcast with this) is true, as a 1-D tensor in row-major order; as
+   * `torch.Tensor.masked_select`. It reads the count back to the host, so it waits for the device.
+   *
+   * @throws {TensorError} when mask is not bool or does not broadcast, or inside a captured step.
+   */
   maskedSelect(mask: Tensor): Tensor {
     return idx.maskedSelect(this, mask);
   }
+  /**
+   * The int64 coordinates of the nonzero elements, shape [count, ndim] in row-major order, as `torch.Tensor.nonzero`.
+   * It reads the count back to the host.
+   *
+   * @throws {TensorError} inside a captured step.
+   */
   nonzero(): Tensor {
     return idx.nonzero(this);
   }
 
-  // ----- sorting (sort.ts)
+  // ----- sorting (sort.ts): stable; NaN sorts above every number (last ascending, first descending)
+  /**
+   * The values sorted along axis and the int64 indices they came from, as `torch.Tensor.sort` with stable=true.
+   *
+   * @throws {TensorError} when axis is out of range.
+   * @example
+   * const { values, indices } = pt.tensor([3, NaN, 1]).sort(); // values [1, 3, NaN], indices [2, 0, 1]
+   */
   sort(axis = -1, descending = false): { values: Tensor; indices: Tensor } {
     return srt.sort(this, axis, descending);
   }
+  /**
+   * The int64 indices that sort along axis (stable), as `torch.Tensor.argsort` with stable=true.
+   *
+   * @throws {TensorError} when axis is out of range.
+   */
   argsort(axis = -1, descending = false): Tensor {
     return srt.argsort(this, axis, descending);
   }
+  /**
+   * The k largest (or, with largest false, smallest) elements along axis in sorted order, with their int64 indices;
+   * as `torch.Tensor.topk`.
+   *
+   * @throws {TensorError} when axis is out of range or k is not an integer in [0, size of axis].
+   * @example
+   * const { values, indices } = pt.tensor([3, 1, 4, 1, 5]).topk(2); // values [5, 4], indices [4, 2]
+   */
   topk(k: number, axis = -1, largest = true): { values: Tensor; indices: Tensor } {
     return srt.topk(this, k, axis, largest);
   }

@@ -34,7 +34,8 @@ const isThenable = (v: unknown): boolean =>
  * synchronous step and dispose (or `using`) what crosses an await.
  *
  * @example
- * const loss = pt.tidy(() => x.matmul(w).add(b).relu().sum()); // the matmul and add results are freed
+ * const loss = pt.tidy(() => x.matmul(w).add(b).relu().sum()); // the matmul, add and relu results are freed
+ * @throws {TensorError} when fn is not a function or returns a Promise; what fn throws propagates.
  */
 export function tidy<T>(fn: () => T): T {
   if (typeof fn !== "function") throw new TensorError("tidy", `expects a function, got ${typeof fn}`);
@@ -59,7 +60,19 @@ export function tidy<T>(fn: () => T): T {
   return result;
 }
 
-/** Exempts `t` from disposal by any pt.tidy scope (a model's parameters updated inside a tidy step, say); returns t. */
+/**
+ * Exempts `t` from disposal by every pt.tidy scope, open or later (a model's parameters updated inside a tidy step, say); returns
+ * t. It is still freed by `dispose()` or once unreachable.
+ *
+ * @example
+ * let w = pt.keep(pt.randn([3, 3]));
+ * pt.tidy(() => {
+ *   const next = pt.keep(w.sub(w.mul(0.1))); // outlives the tidy without being returned; w.mul(0.1) is freed
+ *   w.dispose();
+ *   w = next;
+ * });
+ * @throws {TensorError} when t is not a tensor.
+ */
 export function keep(t: Tensor): Tensor {
   if (!(t instanceof Tensor)) throw new TensorError("keep", `expects a Tensor, got ${t === null ? "null" : typeof t}`);
   keepOwner(t);

@@ -53,7 +53,7 @@ typedef struct cuda_ctx {
   char dead_msg[400];
   uint32_t kinds_since; /* bit per kind launched since the word was last read */
   int launched;         /* 1 once a kernel that reports ran: before that the word cannot be set, and a sync skips
-                         * reading it (about 100 ns a read of the mapped word on the H200 machine) */
+                         * reading it (a read of the mapped word crosses the bus) */
   cublasHandle_t blas;
   int blas_state;       /* 0 not tried, 1 ready, < 0 the status of the failed attempt */
   int stage_state;      /* staging.c's ring: 0 not made, 1 ready, 2 being made, -1 unavailable */

@@ -2,25 +2,26 @@
  *
  * Ownership and ordering. Each cuda_ctx owns one ring, shared by its queues: four 8 MiB
  * slots of pinned memory (32 MiB, one cuMemHostAlloc on the first copy), each with an
- * event. 8 MiB keeps a chunk's fixed cost (the copy's launch, an event record and wait)
- * to a few percent of its DMA time, and four slots let one read keep two chunks in flight while
- * the others absorb writes from other queues or a burst of small writes. A slot is busy
- * while one call fills or drains it (its memory then belongs to that thread, used outside
- * the lock), and pending once a copy from or into it is queued: its event, recorded on the
- * copy's stream right after it, must pass before the slot's memory is touched again. The
- * busy, pending, stream and stamp fields sit under ctx->lock; cu_fail is never called with
- * it held. A write copies the caller's bytes into slots, queues cuMemcpyHtoDAsync from
- * them and returns without waiting: the caller's memory is not kept (DESIGN.md 8), stream
- * order puts the queue's later work after the upload, and the core stamps the buffer as
- * written by the queue, as it does for a launch. Large writes cycle through the slots, so
- * the memcpy of one chunk overlaps the DMA of the one before. A read queues up to two
- * chunks ahead, waits for the oldest one's event and copies it out while the next one's
- * DMA runs. A slot is claimed when free or passed (cuEventQuery), else the oldest pending
- * on the caller's own stream is waited for (its copy is ahead of the caller's anyway); when
- * none qualifies, the call leaves the rest to the caller, which copies directly as before
- * the ring existed, rather than wait behind another queue's work. Without cuMemHostAlloc,
- * or when the pinned allocation fails, there is no ring and every copy is direct.
- * shutdown frees the ring after its last copies, even when the context was lost.
+ * event. 8 MiB keeps a chunk's fixed cost (the copy's launch, an event record and wait) to
+ * a few percent of its DMA time, and four slots let one read keep two chunks in flight
+ * while the others absorb writes from other queues or a burst of small writes. A slot is
+ * busy while one call fills or drains it (its memory then belongs to that thread, used
+ * outside the lock), and pending once a copy from or into it is queued: its event,
+ * recorded on the copy's stream right after it, must pass before the slot's memory is
+ * touched again. The busy, pending, stream and stamp fields sit under ctx->lock; cu_fail
+ * is never called with it held. A write copies the caller's bytes into slots, queues
+ * cuMemcpyHtoDAsync from them and returns without waiting: the caller's memory is not kept
+ * (docs/architecture.md, FFI boundary), stream order puts the queue's later work after the
+ * upload, and the core stamps the buffer as written by the queue, as it does for a launch.
+ * Large writes cycle through the slots, so the memcpy of one chunk overlaps the DMA of the
+ * one before. A read queues up to two chunks ahead, waits for the oldest one's event and
+ * copies it out while the next one's DMA runs. A slot is claimed when free or passed
+ * (cuEventQuery), else the oldest pending on the caller's own stream is waited for (its
+ * copy is ahead of the caller's anyway); when none qualifies, the call leaves the rest to
+ * the caller, which copies directly as before the ring existed, rather than wait behind
+ * another queue's work. Without cuMemHostAlloc, or when the pinned allocation fails, there
+ * is no ring and every copy is direct. shutdown frees the ring after its last copies, even
+ * when the context was lost.
  */
 #include <string.h>
 #include "cuda.h"

@@ -180,10 +180,9 @@ int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
 #define PT_CUDA_POLL_NS 200000
 
 /* Waits for the queue's work by a stream write of the next number to q->done and a poll of
- * it: on the H200 machine this returned 0.6 to 1.0 us sooner after a small kernel than
- * cuStreamSynchronize (bench/RESULTS.md). Only after a kernel since the last sync: on an
- * idle stream the write's round trip through the GPU (about 4 us) costs more than
- * cuStreamSynchronize (0.3 to 1.6 us). Returns 1 when the work is done, 0 when the caller
+ * it, which returns sooner after a small kernel than cuStreamSynchronize. Only after a
+ * kernel since the last sync: on an idle stream the write's round trip through the GPU
+ * costs more than cuStreamSynchronize (both in docs/measurements.md). Returns 1 when the work is done, 0 when the caller
  * must wait the driver's way (no kernel since, no word, the write refused, or the poll
  * timed out). */
 static int poll_done(cuda_queue *q) {
@@ -231,8 +230,8 @@ int cuda_check_word(cuda_ctx *c) {
   }
   if (!c->launched) { pt_mutex_unlock(&c->lock); return PT_OK; }
   if (c->errhost) { /* mapped: the finished kernels' writes are visible after the wait */
-    /* The code first, the details only with a code: each read of this mapped memory cost
-     * about 100 ns on the H200 machine, and every sync after a reporting kernel makes one. */
+    /* The code first, the details only with a code: each read of this mapped memory crosses
+     * the bus, and every sync after a reporting kernel makes one. */
     if ((w[0] = c->errhost[0]) != 0) {
       for (int i = 1; i < 4; i++) w[i] = c->errhost[i];
       for (int i = 0; i < 4; i++) c->errhost[i] = 0;

@@ -44,8 +44,7 @@ int vk_mem_make(vk_ctx *c, size_t bytes, int kind, vk_mem **out) {
   const VkMemoryPropertyFlags vis = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   /* Staging is read back by the host: cached memory. Params are only written by the host and
    * read by every workgroup of a launch: device-local memory the host can map (a BAR) keeps
-   * those reads off the bus. On an H200, 256 small adds took 1.12 ms with params in host
-   * memory and 0.90 to 1.10 ms with them in the BAR. */
+   * those reads off the bus (docs/measurements.md). */
   const int host = kind != VK_MEM_DEVICE;
   int t = kind == VK_MEM_STAGING  ? pick_type(c, req.memoryTypeBits, vis, VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
           : kind == VK_MEM_PARAMS ? pick_type(c, req.memoryTypeBits, vis, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)

@@ -180,8 +180,8 @@ void vk_program_free(void *ctx, void *prog) {
  * most one earlier batch is still running, so a script that records many small launches
  * keeps the GPU fed instead of leaving it idle until the next sync, and a busy GPU costs
  * one semaphore read per VK_EARLY_DISPATCHES launches. (Sending only to an idle GPU, and
- * only at 32, 64, 128 and 256 dispatches, left it waiting between checks: 256 small adds
- * took 1.22 to 1.26 ms on an H200 against 1.08 to 1.10 ms this way.) */
+ * only at 32, 64, 128 and 256 dispatches, left it waiting between checks:
+ * docs/measurements.md.) */
 static int send_early(vk_ctx *c, vk_queue *q, const vk_batch *b) {
   int n = b->ndisp;
   if (q->cap || n < VK_EARLY_DISPATCHES || n % VK_EARLY_DISPATCHES != 0) return 0;

@@ -33,8 +33,8 @@
 #define VK_RING_BYTES (512u << 10)  /* ... or its params ring is full ... */
 #define VK_EARLY_DISPATCHES 32  /* ... or holds a multiple of 32 while at most one earlier batch still runs */
 #define VK_ELEMENT_GROUPS 4096  /* workgroups of an ELEMENT launch at most; the grid-stride loop does the rest. Each
-                                   group first reads its params and sets up its views: 24300 groups of one element
-                                   per invocation ran a 1080p chain in 46 us on an H200, 4224 groups in 21 */
+                                   group first reads its params and sets up its views, so fewer, longer-lived groups
+                                   run a large launch faster (docs/measurements.md) */
 #define VK_UPLOAD_BYTES (1u << 20)  /* per-batch arena for writes and small reads; larger ones get their own buffer */
 #define VK_PARAMS_BYTES (VK_RING_BYTES + 4096) /* a params buffer: the ring's last record may extend
                                                   sizeof(pt_vk_params) past VK_RING_BYTES */
