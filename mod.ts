@@ -29,6 +29,10 @@ export { getCollectThreshold, setCollectThreshold } from "./src/runtime/ownershi
 export { Completion, currentQueue, defaultQueue, Queue, queue, withQueue } from "./src/runtime/queue.ts";
 export { eager, lazyEnabled, setLazy } from "./src/lazy/deferred.ts";
 export { capture } from "./src/tensor/capture.ts";
+export { enableGrad, noGrad } from "./src/autograd/graph.ts";
+export type { BackwardOptions } from "./src/autograd/graph.ts";
+export { grad, valueAndGrad } from "./src/autograd/functional.ts";
+export type { GradOptions } from "./src/autograd/functional.ts";
 export { compareBackends } from "./src/tensor/compare.ts";
 export type { BackendComparison, BackendDifference } from "./src/tensor/compare.ts";
 export type { CapturedStep, CaptureOptions } from "./src/tensor/capture.ts";

@@ -29,16 +29,16 @@ passed=0 failed=0 skipped=0
 declare -A ran=()
 pass_tag=""
 
-# tally RUNNER LOGFILE: "file count" per test file the runner reported, from its own lines
-# (Deno: "running N tests from ./test/x.test.ts"; Bun: a "test/x.test.ts:" header, then one
-# "(pass)", "(fail)" or "(skip)" line a test, until its closing summary).
+# tally RUNNER LOG: "file count" per test file the runner reported (Deno: its lines "running N
+# tests from ./test/x.test.ts"; Bun: the <testsuite> elements of its JUnit report LOG.xml, since
+# its console lines of one file can come out among another's).
 tally() {
-  sed 's/\x1b\[[0-9;]*m//g' "$2" | awk -v rt="$1" '
-    rt == "deno" && /^running [0-9]+ tests? from / { f = $NF; sub(/^\.\//, "", f); n[f] += $2 }
-    rt == "bun" && /^[^ ()]+\.test\.ts:$/ { f = substr($0, 1, length($0) - 1) }
-    rt == "bun" && /^ *[0-9]+ tests? failed:$/ { f = "" }
-    rt == "bun" && f != "" && /^\((pass|fail|skip)\) / { n[f]++ }
-    END { for (f in n) print f, n[f] }'
+  if [ "$1" = deno ]; then
+    sed 's/\x1b\[[0-9;]*m//g' "$2.txt" | awk '/^running [0-9]+ tests? from / { f = $NF; sub(/^\.\//, "", f); n[f] += $2 }
+      END { for (f in n) print f, n[f] }'
+  elif [ -f "$2.xml" ]; then
+    grep -o '<testsuite name="[^"]*" file="[^"]*" tests="[0-9]*"' "$2.xml" | sed 's/.* file="\([^"]*\)" tests="\([0-9]*\)"/\1 \2/'
+  fi
 }
 
 # count RUNNER LOGFILE RC: adds the runner's pass/fail counts to the totals. A runner that
@@ -75,12 +75,12 @@ run() { # run RUNNER NAME FILES...
   if [ "$runner" = deno ]; then
     "$DENO" test --allow-all --v8-flags=--expose-gc ${PT_DENO_FLAGS:-} "$@" 2>&1 | tee "$log/$name.txt"
   else
-    "$BUN" test --timeout 120000 "$@" 2>&1 | tee "$log/$name.txt"
+    "$BUN" test --timeout 120000 --reporter=junit --reporter-outfile="$log/$name.xml" "$@" 2>&1 | tee "$log/$name.txt"
   fi
   rc=${PIPESTATUS[0]}
   set -e
   count "$runner" "$log/$name.txt" "$rc"
-  tally "$runner" "$log/$name.txt" >>"$log/files-$runner-$pass_tag"
+  tally "$runner" "$log/$name" >>"$log/files-$runner-$pass_tag"
 }
 
 # PT_RUNTIMES="bun" (or "deno") limits the runs, e.g. where only one runtime exists.

@@ -146,6 +146,24 @@ test("integer arithmetic stays integer and wraps", () => {
   assert.deepEqual([...u.add(u).toArray()], [144, 200]);
 });
 
+test("a JS integer beyond an int32 or uint8 op's range wraps to the dtype in arithmetic, as PyTorch converts it; comparisons are exact", () => {
+  using u = pt.tensor([1, 2], { dtype: "uint8" });
+  using i = pt.tensor([1, -3], { dtype: "int32" });
+  using us = u.add(300), um = u.mul(300), ic = i.add(2 ** 40), in_ = i.sub(2 ** 32 + 1);
+  // References: (x + 300) mod 256, (x * 300) mod 256; 2^40 wraps to 0 in int32, 2^32 + 1 to 1.
+  assert.deepEqual([...us.toArray()], [45, 46]);
+  assert.deepEqual([...um.toArray()], [44, 88]);
+  assert.deepEqual([...ic.toArray()], [1, -3]);
+  assert.deepEqual([...in_.toArray()], [0, -4]);
+  assert.equal(us.dtype, "uint8");
+  assert.equal(ic.dtype, "int32");
+  // A deliberate difference: PyTorch wraps in comparisons too (uint8 2 == 258 is true there, a known bug).
+  using ue = u.eq(258), ul = u.lt(-1), ug = u.gt(-1);
+  assert.deepEqual([...ue.toArray()], [0, 0]);
+  assert.deepEqual([...ul.toArray()], [0, 0]);
+  assert.deepEqual([...ug.toArray()], [1, 1]);
+});
+
 test("int64 values beyond 2^32 survive arithmetic", () => {
   using a = pt.tensor([2n ** 40n, -(2n ** 35n)]);
   assert.equal(a.dtype, "int64");

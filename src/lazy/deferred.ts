@@ -69,9 +69,28 @@ function listOps(t: OpTrail, out: string[]): string[] {
   return out;
 }
 
+/**
+ * The unlaunched nodes, newest first, linked through the nodes themselves: an in-place write
+ * (tensor/inplace.ts) launches the ones that read the buffer it overwrites, so that they see
+ * the values they were recorded with.
+ */
+let newest: Deferred | null = null;
+
+/** Launches every unlaunched node (but `except`) with a leaf on buffer `buf`, keeping its result for its handles. */
+export function runReadersOf(buf: number, except: Deferred | null): void {
+  const readers: Deferred[] = [];
+  for (let n = newest; n !== null; n = n.older) {
+    if (n !== except && n.leaves.some((l) => l.buf === buf)) readers.push(n);
+  }
+  for (let i = readers.length - 1; i >= 0; i--) readers[i].launch(); // oldest first, in program order
+}
+
 /** @internal One deferred node: an elementwise expression not launched yet, shared by the tensor handles that stand for it. */
 export class Deferred {
   readonly epoch: number;
+  /** Neighbours in the list of unlaunched nodes (null at either end, or once launched). */
+  older: Deferred | null;
+  newer: Deferred | null;
   #refs: LeafRefs | null;
   #buf: number;
   #pending: number;
@@ -97,6 +116,10 @@ export class Deferred {
     this.#pending = 0;
     this.nodes = 0;
     this.depth = 0;
+    this.newer = null;
+    this.older = newest;
+    if (newest !== null) newest.newer = this;
+    newest = this;
   }
 
   /** "add, mul, sub (fused)": what an error at materialization names. */
@@ -130,6 +153,11 @@ export class Deferred {
     this.#pending++;
   }
 
+  /** How many tensor handles stand for the node now. */
+  get handles(): number {
+    return this.#pending;
+  }
+
   /** One reference to the result, for a handle that stops being deferred (and detaches). */
   take(): number {
     const b = this.#run();
@@ -150,6 +178,20 @@ export class Deferred {
     if (this.#buf !== 0 && this.#alive()) native.pt_buffer_release(this.#buf);
     this.#buf = 0;
     this.#releaseLeaves();
+  }
+
+  /** Launches the fused kernel now unless it already ran (its handles take the result later). */
+  launch(): void {
+    this.#run();
+  }
+
+  /**
+   * Runs the expression into `out` (a view the caller owns) instead of a buffer of its own,
+   * leaving the node unlaunched for its handles: an in-place write of a pending value.
+   */
+  runInto(out: Leaf, op: OpName): void {
+    if (!this.#alive() || this.#refs === null) throw new TensorError(op, "the value to write was released");
+    if (numel(this.shape) > 0) runElementwise(this.device, op, this.expr, this.shape, out, this.#refs.list, this.consts);
   }
 
   /** Launches the fused kernel unless it already ran; returns the node's buffer. */
@@ -185,7 +227,13 @@ export class Deferred {
   #releaseLeaves(): void {
     const refs = this.#refs;
     this.#refs = null;
-    if (refs !== null) refs.release(this.#alive());
+    if (refs === null) return;
+    // Off the list of unlaunched nodes: nothing here reads its leaves any more.
+    if (this.newer !== null) this.newer.older = this.older;
+    else newest = this.older;
+    if (this.older !== null) this.older.newer = this.newer;
+    this.older = this.newer = null;
+    refs.release(this.#alive());
   }
 }
 

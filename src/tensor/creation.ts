@@ -4,6 +4,7 @@
  * converted on the host once and uploaded. JS numbers default to float32, as in
  * TensorFlow.js, because a JS number carries no integer type; bigint data gives int64.
  */
+import { differentiable } from "../autograd/graph.ts";
 import { TensorError } from "../runtime/errors.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
 import { check, native } from "../runtime/native.ts";
@@ -29,6 +30,21 @@ export interface CreateOptions {
   dtype?: DType;
   /** A Device, or a name as `pt.device` takes ("cpu", "cuda:1"); the default device without it. An unknown name is a TensorError. */
   device?: string | Device;
+  /**
+   * Make the result a leaf whose gradient backward() accumulates into `grad` (default false), as PyTorch's
+   * `requires_grad=True`. Only floating-point tensors can; another dtype is a TensorError.
+   */
+  requiresGrad?: boolean;
+}
+
+/** t, marked as requiring gradients when opts asks (disposed if it cannot be). */
+export function asLeaf(t: Tensor, opts: CreateOptions | undefined, op: string): Tensor {
+  if (opts?.requiresGrad !== true) return t;
+  if (!differentiable(t.dtype)) {
+    t.dispose();
+    throw new TensorError(op, `requiresGrad needs a floating-point dtype, and this tensor is ${t.dtype}`);
+  }
+  return t.requiresGrad_();
 }
 
 const dev = (o?: CreateOptions) => resolveDevice(o?.device);
@@ -50,6 +66,10 @@ const dtypeOr = (o: CreateOptions | undefined, d: DType, op: string) => (o?.dtyp
  * another kind (Int16Array, ...), or a value does not fit an integer dtype (out of its range, NaN or infinite: refused, never wrapped).
  */
 export function tensor(data: NestedArray | HostArray, opts?: CreateOptions): Tensor {
+  return asLeaf(tensorImpl(data, opts), opts, "tensor");
+}
+
+function tensorImpl(data: NestedArray | HostArray, opts?: CreateOptions): Tensor {
   if (ArrayBuffer.isView(data)) {
     const src = dtypeOfArray(data);
     if (!src) {
@@ -145,6 +165,10 @@ const shapeOf = (shape: ShapeArg, op: string) => checkShape(typeof shape === "nu
  * NaN or infinite).
  */
 export function full(shape: ShapeArg, value: Scalar, opts?: CreateOptions): Tensor {
+  return asLeaf(fullImpl(shape, value, opts), opts, "full");
+}
+
+function fullImpl(shape: ShapeArg, value: Scalar, opts?: CreateOptions): Tensor {
   return fill("full", shape, value, opts);
 }
 
@@ -182,6 +206,10 @@ const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
  * @throws {TensorError} when the shape is invalid (see `ShapeArg`).
  */
 export function zeros(shape: ShapeArg, opts?: CreateOptions): Tensor {
+  return asLeaf(zerosImpl(shape, opts), opts, "zeros");
+}
+
+function zerosImpl(shape: ShapeArg, opts?: CreateOptions): Tensor {
   return fill("zeros", shape, 0, { dtype: DEFAULT_FLOAT, ...opts });
 }
 /**
@@ -189,6 +217,10 @@ export function zeros(shape: ShapeArg, opts?: CreateOptions): Tensor {
  * @throws {TensorError} when the shape is invalid (see `ShapeArg`).
  */
 export function ones(shape: ShapeArg, opts?: CreateOptions): Tensor {
+  return asLeaf(onesImpl(shape, opts), opts, "ones");
+}
+
+function onesImpl(shape: ShapeArg, opts?: CreateOptions): Tensor {
   return fill("ones", shape, 1, { dtype: DEFAULT_FLOAT, ...opts });
 }
 
@@ -198,6 +230,10 @@ export function ones(shape: ShapeArg, opts?: CreateOptions): Tensor {
  * @throws {TensorError} when the shape is invalid (see `ShapeArg`).
  */
 export function empty(shape: ShapeArg, opts?: CreateOptions): Tensor {
+  return asLeaf(emptyImpl(shape, opts), opts, "empty");
+}
+
+function emptyImpl(shape: ShapeArg, opts?: CreateOptions): Tensor {
   return emptyAs("empty", shape, opts);
 }
 
@@ -215,6 +251,10 @@ function like(t: Tensor, opts: CreateOptions | undefined, op: string): CreateOpt
  * @throws {TensorError} when t is not a tensor.
  */
 export function zerosLike(t: Tensor, opts?: CreateOptions): Tensor {
+  return asLeaf(zerosLikeImpl(t, opts), opts, "zerosLike");
+}
+
+function zerosLikeImpl(t: Tensor, opts?: CreateOptions): Tensor {
   return fill("zerosLike", t?.shape, 0, like(t, opts, "zerosLike"));
 }
 /**
@@ -222,6 +262,10 @@ export function zerosLike(t: Tensor, opts?: CreateOptions): Tensor {
  * @throws {TensorError} when t is not a tensor.
  */
 export function onesLike(t: Tensor, opts?: CreateOptions): Tensor {
+  return asLeaf(onesLikeImpl(t, opts), opts, "onesLike");
+}
+
+function onesLikeImpl(t: Tensor, opts?: CreateOptions): Tensor {
   return fill("onesLike", t?.shape, 1, like(t, opts, "onesLike"));
 }
 /**
@@ -229,6 +273,10 @@ export function onesLike(t: Tensor, opts?: CreateOptions): Tensor {
  * @throws {TensorError} when t is not a tensor.
  */
 export function emptyLike(t: Tensor, opts?: CreateOptions): Tensor {
+  return asLeaf(emptyLikeImpl(t, opts), opts, "emptyLike");
+}
+
+function emptyLikeImpl(t: Tensor, opts?: CreateOptions): Tensor {
   return emptyAs("emptyLike", t?.shape, like(t, opts, "emptyLike"));
 }
 /**
@@ -237,6 +285,10 @@ export function emptyLike(t: Tensor, opts?: CreateOptions): Tensor {
  * @throws {TensorError} when t is not a tensor, or the value does not fit an integer dtype (out of its range, NaN or infinite).
  */
 export function fullLike(t: Tensor, value: Scalar, opts?: CreateOptions): Tensor {
+  return asLeaf(fullLikeImpl(t, value, opts), opts, "fullLike");
+}
+
+function fullLikeImpl(t: Tensor, value: Scalar, opts?: CreateOptions): Tensor {
   return fill("fullLike", t?.shape, value, like(t, opts, "fullLike"));
 }
 
@@ -252,6 +304,10 @@ export function fullLike(t: Tensor, value: Scalar, opts?: CreateOptions): Tensor
  * @throws {TensorError} when start, end or step is not finite, or step is 0.
  */
 export function arange(start: number, end?: number, step = 1, opts?: CreateOptions): Tensor {
+  return asLeaf(arangeImpl(start, end, step, opts), opts, "arange");
+}
+
+function arangeImpl(start: number, end?: number, step = 1, opts?: CreateOptions): Tensor {
   if (end === undefined) [start, end] = [0, start];
   if (![start, end, step].every(Number.isFinite) || step === 0) {
     throw new TensorError("arange", `needs finite start, end and a nonzero step, got (${start}, ${end}, ${step})`);
@@ -276,6 +332,10 @@ export function arange(start: number, end?: number, step = 1, opts?: CreateOptio
  * @throws {TensorError} when steps is not an integer >= 0.
  */
 export function linspace(start: number, end: number, steps: number, opts?: CreateOptions): Tensor {
+  return asLeaf(linspaceImpl(start, end, steps, opts), opts, "linspace");
+}
+
+function linspaceImpl(start: number, end: number, steps: number, opts?: CreateOptions): Tensor {
   if (!Number.isInteger(steps) || steps < 0) throw new TensorError("linspace", `steps must be an integer >= 0, got ${steps}`);
   const dtype = dtypeOr(opts, DEFAULT_FLOAT, "linspace");
   const step = steps > 1 ? (end - start) / (steps - 1) : 0;
@@ -313,6 +373,10 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
  * @throws {TensorError} when n or m is not an integer >= 0.
  */
 export function eye(n: number, m = n, opts?: CreateOptions): Tensor {
+  return asLeaf(eyeImpl(n, m, opts), opts, "eye");
+}
+
+function eyeImpl(n: number, m = n, opts?: CreateOptions): Tensor {
   for (const [name, v] of [["n", n], ["m", m]] as const) {
     if (!Number.isInteger(v) || v < 0) throw new TensorError("eye", `${name} must be an integer >= 0, got ${describeValue(v)}`);
   }
@@ -349,6 +413,10 @@ export function eye(n: number, m = n, opts?: CreateOptions): Tensor {
  * number of elements, or the shape is invalid or does not hold exactly the bytes.
  */
 export function fromBuffer(data: ArrayBuffer | HostArray, opts: CreateOptions & { shape?: readonly number[] } = {}): Tensor {
+  return asLeaf(fromBufferImpl(data, opts), opts, "fromBuffer");
+}
+
+function fromBufferImpl(data: ArrayBuffer | HostArray, opts: CreateOptions & { shape?: readonly number[] } = {}): Tensor {
   const view = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const src = data instanceof ArrayBuffer ? undefined : dtypeOfArray(data);
   const dtype = dtypeOr(opts, src ?? DEFAULT_FLOAT, "fromBuffer");

@@ -38,15 +38,18 @@ interface DTypeInfo {
 const same = (v: number) => v;
 const truth = (v: number) => (v !== 0 ? 1 : 0); // NaN is true
 const toInt = (v: number) => (Number.isFinite(v) ? Math.trunc(v) : v);
+// A scalar out of an int32 or uint8 op's range wraps, as PyTorch's conversion of a Python int does (uint8 + 300 adds 44).
+const toInt32 = (v: number) => (Number.isFinite(v) ? Math.trunc(v) | 0 : v);
+const toUint8 = (v: number) => (Number.isFinite(v) ? Math.trunc(v) & 255 : v);
 
 export const DTYPES: Record<DType, DTypeInfo> = {
   float32: { code: 0, size: 4, category: 2, rank: 2, ctype: 0, scalar: same },
   float16: { code: 1, size: 2, category: 2, rank: 1, ctype: 0, scalar: (v) => roundFloat(Math.fround(v), 10, -14, 15) },
   bfloat16: { code: 2, size: 2, category: 2, rank: 1, ctype: 0, scalar: (v) => roundFloat(Math.fround(v), 7, -126, 127) },
   float64: { code: 3, size: 8, category: 2, rank: 3, ctype: 1, scalar: same },
-  int32: { code: 4, size: 4, category: 1, rank: 2, ctype: 2, scalar: toInt },
+  int32: { code: 4, size: 4, category: 1, rank: 2, ctype: 2, scalar: toInt32 },
   int64: { code: 5, size: 8, category: 1, rank: 3, ctype: 3, scalar: toInt },
-  uint8: { code: 6, size: 1, category: 1, rank: 1, ctype: 2, scalar: toInt },
+  uint8: { code: 6, size: 1, category: 1, rank: 1, ctype: 2, scalar: toUint8 },
   bool: { code: 7, size: 1, category: 0, rank: 0, ctype: 2, scalar: truth },
 };
 

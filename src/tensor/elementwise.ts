@@ -25,11 +25,24 @@ import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } fro
 import { lazyEnabled } from "../lazy/deferred.ts";
 import { record, recordStep, stepVia } from "../lazy/record.ts";
 import type { Deferred } from "../lazy/deferred.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import * as grad from "../autograd/elementwise.ts";
 
 const NO_SHAPES: readonly (readonly number[])[] = [];
 /** Dtypes whose values kernels hold in wider registers (KernelBuilder.narrowed). */
 const NARROW: ReadonlySet<DType> = new Set(["float16", "bfloat16", "uint8"]);
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A JS scalar as an operand of `op` computing in dtype: DTYPES' conversion (which wraps an
+ * out-of-range integer, as PyTorch does), except that comparisons see the exact value, so
+ * that uint8 `x < -1` is false (PyTorch wraps there too, a known bug: its issue 101653).
+ */
+function scalarAs(dtype: DType, v: number, op: string): number {
+  return (COMPARE as ReadonlySet<string>).has(op) && DTYPES[dtype].category === 1 && Number.isFinite(v)
+    ? Math.trunc(v)
+    : DTYPES[dtype].scalar(v);
+}
 
 /** Collects the inputs and constants of one kernel while its tree is built. */
 class KernelBuilder {
@@ -56,7 +69,7 @@ class KernelBuilder {
       this.dropNarrowed();
       throw e;
     }
-    return this.constant(DTYPES[dtype].scalar(v), dtype);
+    return this.constant(scalarAs(dtype, v, this.op), dtype);
   }
 
   /**
@@ -256,6 +269,11 @@ const LOGIC = new Set<BinaryOp>(["logicalAnd", "logicalOr", "logicalXor"]);
 const BOOL_OK = new Set<BinaryOp>(["add", "mul", "maximum", "minimum"]);
 
 export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
+  const out = binaryOp(op, a, b);
+  return gradEnabled && (wantsGrad(a) || wantsGrad(b)) ? grad.binary(op, a, b, out) : out;
+}
+
+function binaryOp(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   if (!(a instanceof Tensor) && !(b instanceof Tensor)) throw new TensorError(op, "needs at least one tensor operand");
   if (LOGIC.has(op)) {
     const k = new KernelBuilder(op);
@@ -279,7 +297,7 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
   if (via !== undefined) {
     const x = a as Tensor;
     const expr: Expr = { k: "binary", op, a: stepInput(x, via, ct), b: stepConst(via, 0, ct), dtype: out };
-    const step = recordedStep(op, expr, x, via, ct, [DTYPES[ct].scalar(b as number)], 2, 1); // the op and its constant, one level
+    const step = recordedStep(op, expr, x, via, ct, [scalarAs(ct, b as number, op)], 2, 1); // the op and its constant, one level
     if (step !== undefined) return step;
   }
   const k = new KernelBuilder(op);
@@ -301,6 +319,11 @@ const ROUNDING = new Set<UnaryOp>(["floor", "ceil", "round", "trunc"]);
 const PREDICATE = new Set<UnaryOp>(["isnan", "isinf", "isfinite"]);
 
 export function unary(op: UnaryOp, x: Tensor): Tensor {
+  const out = unaryOp(op, x);
+  return gradEnabled && wantsGrad(x) ? grad.unary(op, x, out) : out;
+}
+
+function unaryOp(op: UnaryOp, x: Tensor): Tensor {
   const k = new KernelBuilder(op);
   if (!(x instanceof Tensor)) throw new TensorError(op, "expects a tensor");
   if (op === "logicalNot") return k.run({ k: "unary", op, a: k.operand(x, x.dtype), dtype: "bool" });
@@ -324,10 +347,16 @@ export function unary(op: UnaryOp, x: Tensor): Tensor {
 
 export function cast(x: Tensor, dtype: DType): Tensor {
   const k = new KernelBuilder("cast");
-  return k.run(k.operand(x, checkDType(dtype, "cast")));
+  const out = k.run(k.operand(x, checkDType(dtype, "cast")));
+  return gradEnabled && wantsGrad(x) ? grad.cast(x, out) : out;
 }
 
 export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
+  const out = clampOp(x, lo, hi);
+  return gradEnabled && (wantsGrad(x) || wantsGrad(lo) || wantsGrad(hi)) ? grad.clamp(x, lo, hi, out) : out;
+}
+
+function clampOp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
   if (lo === undefined && hi === undefined) throw new TensorError("clamp", "needs a min, a max or both");
   const ops: TensorLike[] = [x]; // pushes, not spreads: clamp(0, 1) ends many lazy chains
   if (lo !== undefined) ops.push(lo);
@@ -350,6 +379,11 @@ export function clamp(x: Tensor, lo?: TensorLike, hi?: TensorLike): Tensor {
 }
 
 export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
+  const out = whereOp(cond, a, b);
+  return gradEnabled && (wantsGrad(a) || wantsGrad(b)) ? grad.where(cond, a, b, out) : out;
+}
+
+function whereOp(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
   if (!(cond instanceof Tensor)) throw new TensorError("where", "condition must be a tensor");
   const dt = resultType("where", [a, b]);
   const k = new KernelBuilder("where");
@@ -363,6 +397,11 @@ export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
  * and a tensor value must be 0-d.
  */
 export function maskedFill(self: Tensor, mask: Tensor, value: TensorLike): Tensor {
+  const out = maskedFillOp(self, mask, value);
+  return gradEnabled && (wantsGrad(self) || wantsGrad(value)) ? grad.maskedFill(self, mask, value, out) : out;
+}
+
+function maskedFillOp(self: Tensor, mask: Tensor, value: TensorLike): Tensor {
   const op = "maskedFill";
   if (!(self instanceof Tensor)) throw new TensorError(op, "expects a tensor");
   if (!(mask instanceof Tensor)) throw new TensorError(op, `mask must be a tensor, got ${describeValue(mask)}`);
@@ -383,6 +422,11 @@ export function maskedFill(self: Tensor, mask: Tensor, value: TensorLike): Tenso
 
 /** start + weight * (end - start), in floating point. */
 export function lerp(start: Tensor, end: TensorLike, weight: TensorLike): Tensor {
+  const out = lerpOp(start, end, weight);
+  return gradEnabled && (wantsGrad(start) || wantsGrad(end) || wantsGrad(weight)) ? grad.lerp(start, end, weight, out) : out;
+}
+
+function lerpOp(start: Tensor, end: TensorLike, weight: TensorLike): Tensor {
   const dt = resultType("lerp", [start, end, weight]);
   if (!isFloat(dt)) throw new TensorError("lerp", `needs floating-point operands, got ${dt}`);
   const k = new KernelBuilder("lerp");

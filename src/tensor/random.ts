@@ -10,7 +10,7 @@
  */
 import { TensorError } from "../runtime/errors.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
-import type { CreateOptions, ShapeArg } from "./creation.ts";
+import { asLeaf, type CreateOptions, type ShapeArg } from "./creation.ts";
 import { runTemplate } from "../kernels/launch.ts";
 import { checkDType, type DType, isFloat } from "./dtype.ts";
 import { checkShape, fmtShape, numel } from "./shape.ts";
@@ -117,6 +117,10 @@ const HALF_BITS: Partial<Record<DType, number>> = { float16: 11, bfloat16: 8 };
  * would pass 2^53 (`manualSeed` or `setOffset` restarts it).
  */
 export function rand(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
+  return asLeaf(randImpl(shape, opts), opts, "rand");
+}
+
+function randImpl(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
   const s = toShape(shape, "rand");
   const dt = floatDType(opts, "rand");
   const bits = HALF_BITS[dt];
@@ -136,6 +140,10 @@ export function rand(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
  * would pass 2^53 (`manualSeed` or `setOffset` restarts it).
  */
 export function randn(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
+  return asLeaf(randnImpl(shape, opts), opts, "randn");
+}
+
+function randnImpl(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
   const s = toShape(shape, "randn");
   return fill("randn", 1, s, floatDType(opts, "randn"), resolveDevice(opts.device), 0, 1);
 }
@@ -157,6 +165,10 @@ const INT_RANGE: Partial<Record<DType, [number, number]>> = {
  * range does not fit the dtype (int32, uint8, bool), or the generator's offset would pass 2^53.
  */
 export function randint(low: number | bigint, high: number | bigint, shape: ShapeArg, opts: CreateOptions = {}): Tensor {
+  return asLeaf(randintImpl(low, high, shape, opts), opts, "randint");
+}
+
+function randintImpl(low: number | bigint, high: number | bigint, shape: ShapeArg, opts: CreateOptions = {}): Tensor {
   const op = "randint";
   const s = toShape(shape, op);
   const dt = opts.dtype === undefined ? "int64" : checkDType(opts.dtype, op);

@@ -10,6 +10,8 @@
  * as with lazy mode off. Other axes, results whose stored dtype rounds (float16, uint8...)
  * and devices without ewreduce programs materialize first.
  */
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import * as grad from "../autograd/reduce.ts";
 import { TensorError } from "../runtime/errors.ts";
 import { fusesReductions, runElementwiseReduce, runTemplate } from "../kernels/launch.ts";
 import { type Deferred, lazyEnabled } from "../lazy/deferred.ts";
@@ -62,6 +64,11 @@ const FLOAT_ONLY = new Set<ReduceOp>(["mean", "var", "std"]);
 const NEEDS_ELEMENTS = new Set<ReduceOp>(["max", "min", "argmax", "argmin"]);
 
 export function reduce(op: ReduceOp, t: Tensor, axis: number | readonly number[] | undefined, keepdim: boolean, correction = 1): Tensor {
+  const out = reduceOp(op, t, axis, keepdim, correction);
+  return gradEnabled && wantsGrad(t) ? grad.reduce(op, t, axis, keepdim, correction, out) : out;
+}
+
+function reduceOp(op: ReduceOp, t: Tensor, axis: number | readonly number[] | undefined, keepdim: boolean, correction: number): Tensor {
   if (FLOAT_ONLY.has(op) && !isFloat(t.dtype)) {
     // PyTorch refuses too: an integer mean has no integer result, and which float type to pick is the caller's choice.
     throw new TensorError(op, `needs a floating-point tensor, got ${t.dtype}; cast it first, e.g. x.cast("float32").${op}()`);
@@ -202,6 +209,11 @@ function tailPartial(op: ReduceOp, t: Tensor, start: number, tail: number, dtype
 }
 
 export function scan(op: "cumsum" | "cumprod", t: Tensor, axis: number): Tensor {
+  const out = scanOp(op, t, axis);
+  return gradEnabled && wantsGrad(t) ? grad.scan(op, t, axis, out) : out;
+}
+
+function scanOp(op: "cumsum" | "cumprod", t: Tensor, axis: number): Tensor {
   const a = normalizeAxis(axis, t.ndim, op);
   const dtype = isFloat(t.dtype) ? t.dtype : "int64";
   const out = allocTensor(t.device, dtype, t.shape, op);

@@ -20,6 +20,9 @@ import * as srt from "./sort.ts";
 import * as la from "./linalg.ts";
 import * as io from "./transfer.ts";
 import { formatTensor } from "./format.ts";
+import * as creation from "./creation.ts";
+import { writeInto } from "./inplace.ts";
+import { backward, type BackwardOptions, differentiable, gradEnabled, type GradNode, wantsGrad } from "../autograd/graph.ts";
 
 /**
  * A JS scalar operand: a number, a boolean or a bigint. When dtypes promote, an integer-valued number (`2.0` too) or a
@@ -85,6 +88,11 @@ export class Tensor {
   readonly #keep: object | undefined;
   /** The fused node this handle stands for until it needs memory (lazy/deferred.ts). */
   #deferred: Deferred | null;
+  /** The recorded op that made this tensor, while gradients flow through it (autograd/graph.ts). */
+  #gradFn: GradNode | null;
+  #grad: Tensor | null;
+  /** Set on a leaf by requiresGrad_(). */
+  #wantsGrad: boolean;
 
   /** @internal Use the creation functions (pt.zeros, pt.tensor, ...) instead. */
   constructor(
@@ -112,6 +120,9 @@ export class Tensor {
     this.#keep = keep;
     this.#held = null;
     this.#deferred = deferred ?? null;
+    this.#gradFn = null;
+    this.#grad = null;
+    this.#wantsGrad = false;
     if (deferred) deferred.attach();
     track(this);
   }
@@ -197,6 +208,12 @@ export class Tensor {
   dispose(): void {
     const buf = this.#buf, node = this.#deferred, held = this.#held;
     if (buf === 0 && node === null) return;
+    if (this.#gradFn !== null) {
+      const g = this.#gradFn;
+      this.#gradFn = null;
+      g.unref();
+    }
+    if (this.#grad !== null) this.grad = null;
     this.#deferred = null;
     this.#buf = 0;
     this.#held = null;
@@ -206,6 +223,140 @@ export class Tensor {
   /** `dispose()`, for `using t = ...`. */
   [Symbol.dispose](): void {
     this.dispose();
+  }
+
+  // ----- autograd (autograd/graph.ts)
+  /**
+   * Whether gradients flow to this tensor, as `torch.Tensor.requires_grad`: set on a tensor the user made by
+   * `requiresGrad_()` or the `{ requiresGrad: true }` creation option, and true for a result recorded from one.
+   */
+  get requiresGrad(): boolean {
+    return this.#wantsGrad || this.#gradFn !== null;
+  }
+  /**
+   * Marks this tensor as a leaf whose gradient backward() accumulates into `grad` (or unmarks it); returns this.
+   * As `torch.Tensor.requires_grad_`.
+   *
+   * @throws {TensorError} for a tensor that is not floating-point, or a result recorded from others (use `detach()` first).
+   */
+  requiresGrad_(on = true): this {
+    if (this.#gradFn !== null) {
+      throw new TensorError(
+        "requiresGrad_",
+        "this tensor is the result of a recorded op; only leaves can change requiresGrad (detach() it)",
+      );
+    }
+    if (on && !differentiable(this.dtype)) {
+      throw new TensorError("requiresGrad_", `a ${this.dtype} tensor cannot require gradients: only floating-point tensors can`);
+    }
+    this.#wantsGrad = on;
+    return this;
+  }
+  /** True for a tensor no recorded op made (what the user created, or a detached result), as `torch.Tensor.is_leaf`. */
+  get isLeaf(): boolean {
+    return this.#gradFn === null;
+  }
+  /**
+   * The gradient backward() accumulated into this leaf, or null, as `torch.Tensor.grad`. The tensor owns it: setting
+   * another (or null, as an optimizer's zeroGrad does) disposes the previous one, and so does disposing this tensor.
+   */
+  get grad(): Tensor | null {
+    return this.#grad;
+  }
+  set grad(g: Tensor | null) {
+    if (g !== null && !(g instanceof Tensor)) throw new TensorError("grad", "a gradient must be a Tensor or null");
+    const had = this.#grad;
+    this.#grad = g;
+    if (had !== null && had !== g) had.dispose();
+  }
+  /** @internal The recorded op that made this tensor, or null for a leaf. */
+  get gradFn(): GradNode | null {
+    return this.#gradFn;
+  }
+  /** @internal Attaches the recorded op that made this tensor (autograd/graph.ts record()). */
+  setGradFn(node: GradNode): void {
+    this.#gradFn = node;
+  }
+  /**
+   * Computes the gradient of this tensor with respect to every leaf it was computed from and adds it into each
+   * leaf's `grad`, as `torch.Tensor.backward`. `grad` is the gradient of the final value with respect to this tensor;
+   * it may be left out for a tensor of one element (a loss). The graph's saved tensors are freed afterwards unless
+   * `{ retainGraph: true }`.
+   *
+   * @example
+   * using w = pt.tensor([1, 2, 3], { requiresGrad: true });
+   * using loss = w.mul(w).sum();
+   * loss.backward();
+   * w.grad!.toArray(); // Float32Array [2, 4, 6]
+   * @throws {TensorError} for a tensor that does not require gradients or is not floating-point, a tensor of more than
+   * one element without `grad`, a graph already run through without retainGraph, or a saved tensor modified in place.
+   */
+  backward(grad?: Tensor, opts?: BackwardOptions): void {
+    backward(this, grad, opts);
+  }
+  /**
+   * A tensor on the same storage that no gradient flows through (a leaf with requiresGrad false), as
+   * `torch.Tensor.detach`. An in-place write to either is seen by the other.
+   */
+  detach(): Tensor {
+    return aliasOf(this, "detach");
+  }
+
+  // ----- in-place writes (inplace.ts): the only ops that change a tensor's values
+  /**
+   * Overwrites this tensor's elements with src's, broadcast to this shape and cast to this dtype; returns this. Views
+   * of this tensor see the new values. As `torch.Tensor.copy_`.
+   *
+   * @throws {TensorError} when src does not broadcast to this shape, or this or src requires gradients while
+   * gradients are recorded (write under `pt.noGrad`, as optimizers do).
+   */
+  copy_(src: TensorLike): this {
+    return inPlace(
+      this,
+      "copy_",
+      () => (src instanceof Tensor
+        ? mv.expand(src, this.shape)
+        : creation.full(this.shape, src, { device: this.device, dtype: this.dtype })),
+      src,
+    );
+  }
+  /** Sets every element to 0; returns this. As `torch.Tensor.zero_`. */
+  zero_(): this {
+    return inPlace(this, "zero_", () => creation.full(this.shape, 0, { device: this.device, dtype: this.dtype }));
+  }
+  /**
+   * Sets every element to value; returns this. As `torch.Tensor.fill_`.
+   *
+   * @throws {TensorError} when value does not fit an integer dtype.
+   */
+  fill_(value: Scalar): this {
+    return inPlace(this, "fill_", () => creation.full(this.shape, value, { device: this.device, dtype: this.dtype }));
+  }
+  /**
+   * this += other * alpha, in place; returns this. As `torch.Tensor.add_`.
+   *
+   * @throws {TensorError} when other does not broadcast to this shape or the sum's dtype cannot be stored in this one.
+   */
+  add_(other: TensorLike, alpha = 1): this {
+    return inPlace(this, "add_", () => ew.binary("add", this, alpha === 1 ? other : scaled(other, alpha)), other);
+  }
+  /** this -= other * alpha, in place; returns this. As `torch.Tensor.sub_`. */
+  sub_(other: TensorLike, alpha = 1): this {
+    return inPlace(this, "sub_", () => ew.binary("sub", this, alpha === 1 ? other : scaled(other, alpha)), other);
+  }
+  /** this *= other, in place; returns this. As `torch.Tensor.mul_`. */
+  mul_(other: TensorLike): this {
+    return inPlace(this, "mul_", () => ew.binary("mul", this, other), other);
+  }
+  /** this /= other, in place (true division: this must be floating-point); returns this. As `torch.Tensor.div_`. */
+  div_(other: TensorLike): this {
+    return inPlace(this, "div_", () => ew.binary("div", this, other), other);
+  }
+  /**
+   * this += (end - this) * weight, in place; returns this. As `torch.Tensor.lerp_` (optimizers' moving averages).
+   */
+  lerp_(end: TensorLike, weight: TensorLike): this {
+    return inPlace(this, "lerp_", () => ew.lerp(this, end, weight), end, weight);
   }
 
   // ----- transfer and inspection (transfer.ts, format.ts)
@@ -912,6 +1063,33 @@ export class Tensor {
   }
 }
 
+/** other * alpha for add_/sub_ (a JS scalar stays a scalar). */
+function scaled(other: TensorLike, alpha: number): TensorLike {
+  if (other instanceof Tensor) return ew.binary("mul", other, alpha);
+  return Number(other) * alpha;
+}
+
+/**
+ * Writes value() into t: refused while gradients are recorded for t or an operand (autograd does not track in-place
+ * changes; optimizers write under noGrad); the value must keep t's dtype kind (a float sum is not stored into an int).
+ */
+function inPlace<T extends Tensor>(t: T, op: string, value: () => Tensor, ...operands: unknown[]): T {
+  if (gradEnabled && (t.requiresGrad || operands.some(wantsGrad))) {
+    throw new TensorError(
+      op,
+      "an in-place write to a tensor that requires gradients is not recorded by autograd; write under pt.noGrad(() => ...) " +
+        "(as optimizers do), or use the out-of-place op",
+    );
+  }
+  const v = withOp(op, value);
+  if (DTYPES[v.dtype].category > DTYPES[t.dtype].category) {
+    v.dispose();
+    throw new TensorError(op, `the result is ${v.dtype} and cannot be stored in this ${t.dtype} tensor`);
+  }
+  writeInto(t, v, op, true);
+  return t;
+}
+
 function fmt(s: Shape): string {
   return `[${s.join(", ")}]`;
 }
@@ -927,6 +1105,12 @@ export function wrapBuffer(
   keep?: object,
 ): Tensor {
   return new Tensor(creating, device, buf, dtype, shape, strides ?? denseStrides(shape), offset, keep);
+}
+
+/** Another handle on t's storage (or pending node) with t's geometry: what autograd saves, and detach(). */
+export function aliasOf(t: Tensor, op: string): Tensor {
+  if (t.deferred !== null) return deferredTensor(t.deferred);
+  return viewOf(t, t.shape, t.strides, t.offset, op);
 }
 
 /** A handle on a deferred node (its result or an alias of it). */
