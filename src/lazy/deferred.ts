@@ -91,6 +91,12 @@ export class Deferred {
   /** Neighbours in the list of unlaunched nodes (null at either end, or once launched). */
   older: Deferred | null;
   newer: Deferred | null;
+  /**
+   * A view of a pending result is a node of its own (re-strided leaves), not an alias of the result's memory, so an
+   * in-place write to either would not reach the other: inplace.ts refuses those writes while both are pending.
+   */
+  viewOf: Deferred | null = null;
+  views: WeakRef<Deferred>[] | null = null;
   #refs: LeafRefs | null;
   #buf: number;
   #pending: number;
@@ -151,6 +157,14 @@ export class Deferred {
 
   attach(): void {
     this.#pending++;
+  }
+
+  /** Whether a view made of this node is still pending with a handle (see viewOf). */
+  get hasPendingViews(): boolean {
+    return this.views !== null && this.views.some((w) => {
+      const v = w.deref();
+      return v !== undefined && v.handles > 0 && v.leaves.length > 0 && v.buffer === 0;
+    });
   }
 
   /** How many tensor handles stand for the node now. */
@@ -325,5 +339,7 @@ export function viewOfDeferred(n: Deferred, shape: readonly number[], map: DimMa
   const d = new Deferred(n.device, n.dtype, sealed(shape), n.expr, retainLeaves(leaves, n), n.consts, n.trail);
   d.nodes = n.nodes;
   d.depth = n.depth;
+  d.viewOf = n;
+  (n.views ??= []).push(new WeakRef(d));
   return d;
 }

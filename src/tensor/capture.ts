@@ -19,7 +19,7 @@
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { TensorError } from "../runtime/errors.ts";
-import { closeScope, openScope } from "../runtime/ownership.ts";
+import { closeScope, keepOwner, openScope } from "../runtime/ownership.ts";
 import { Tensor, viewOf } from "./tensor.ts";
 import { copyInto } from "./elementwise.ts";
 import { fmtShape, sameShape } from "./shape.ts";
@@ -75,6 +75,11 @@ function layoutKey(inputs: readonly Tensor[]): string {
   return inputs.map((t) => `${t.device.id}/${t.dtype}${fmtShape(t.shape)}${fmtShape(t.strides)}+${t.offset}`).join(";");
 }
 
+function owned(t: Tensor): Tensor {
+  keepOwner(t);
+  return t;
+}
+
 function freeRecording(r: Recording): void {
   for (const t of [...r.inputs, ...r.outputs]) t.dispose();
   if (r.device.epoch === r.epoch && r.device.isOpen) native.pt_graph_free(r.graph);
@@ -127,8 +132,9 @@ function record<A extends Tensor[], R extends Tensor | readonly Tensor[]>(
     device,
     epoch: device.epoch,
     graph,
-    inputs: inputs.map((t) => viewOf(t, t.shape, t.strides, t.offset, "capture")),
-    outputs: outs.map((t) => viewOf(t, t.shape, t.strides, t.offset, "capture")),
+    // Owned by the recording, not by a pt.tidy open around the first call.
+    inputs: inputs.map((t) => owned(viewOf(t, t.shape, t.strides, t.offset, "capture"))),
+    outputs: outs.map((t) => owned(viewOf(t, t.shape, t.strides, t.offset, "capture"))),
     single: !Array.isArray(result),
   };
   return { rec, result };

@@ -3,7 +3,7 @@
  * "nonzero" and "masked_select" (block layouts: native/src/core/blocks.h).
  * Index tensors are int32 or int64; the kernels normalize each index as int64 by the mode
  * (error: negative counts from the end, outside [-size, size) fails; clamp; wrap).
- * Writes are out of place: the input is cloned and the template writes into the clone.
+ * Writes are out of place: the input is copied into storage of its own (copyOf) and the template writes into the copy.
  * Decisions: scatter/indexPut convert src/values to the input's dtype (PyTorch requires
  * equal dtypes); bool index tensors are rejected (use maskedSelect / maskedFill).
  */
@@ -27,10 +27,11 @@ import {
   type Shape,
 } from "./shape.ts";
 import { allocTensor, type IndexMode, Tensor, type TensorLike } from "./tensor.ts";
-import { commonDevice } from "./elementwise.ts";
+import { commonDevice, copyInto } from "./elementwise.ts";
 import { fill } from "./creation.ts";
-import { clone } from "./movement.ts";
 import { noHostAccess } from "./transfer.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import * as grad from "../autograd/indexing.ts";
 
 const MODES: Record<IndexMode, number> = { error: 0, clamp: 1, wrap: 2 };
 const REDUCE = { add: 1, max: 2, min: 3 } as const;
@@ -74,6 +75,15 @@ function scalarTensor(device: Device, value: TensorLike, dtype: DType, op: strin
     throw new TensorError(op, `expected a tensor, a number, a boolean or a bigint, got ${describeValue(value)}`);
   }
   return fill(op, [], value, { dtype, device });
+}
+
+/**
+ * A copy of t in a buffer of its own, for scatter and indexPut to write into. Not clone(): the
+ * clone of a pending (lazy) tensor is another handle on its node, and writing into it would
+ * change t and every other handle on that node.
+ */
+function copyOf(t: Tensor, op: string): Tensor {
+  return filling(allocTensor(t.device, t.dtype, t.shape, op), (out) => copyInto(out, t, op));
 }
 
 // ----- gather / indexSelect / scatter
@@ -120,6 +130,11 @@ function emptyChecked(t: Tensor, a: number, index: Tensor, idxStrides: readonly 
 }
 
 export function gather(t: Tensor, axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
+  const out = gatherOp(t, axis, index, mode);
+  return gradEnabled && wantsGrad(t) ? grad.gather(t, axis, index, mode, out) : out;
+}
+
+function gatherOp(t: Tensor, axis: number, index: Tensor, mode: IndexMode): Tensor {
   const op = "gather";
   checkTensor(t, "input", op);
   checkIndex(index, op);
@@ -138,6 +153,11 @@ export function gather(t: Tensor, axis: number, index: Tensor, mode: IndexMode =
 }
 
 export function indexSelect(t: Tensor, axis: number, index: Tensor, mode: IndexMode = "error"): Tensor {
+  const out = indexSelectOp(t, axis, index, mode);
+  return gradEnabled && wantsGrad(t) ? grad.indexSelect(t, axis, index, mode, out) : out;
+}
+
+function indexSelectOp(t: Tensor, axis: number, index: Tensor, mode: IndexMode): Tensor {
   const op = "indexSelect";
   checkTensor(t, "input", op);
   checkIndex(index, op);
@@ -166,6 +186,19 @@ export function scatter(
   name?: string,
 ): Tensor {
   const op = name ?? (reduce ? `scatter(${reduce})` : "scatter");
+  const out = scatterOp(t, axis, index, src, reduce, mode, op);
+  return gradEnabled && (wantsGrad(t) || wantsGrad(src)) ? grad.scatter(t, axis, index, src, reduce, mode, op, out) : out;
+}
+
+function scatterOp(
+  t: Tensor,
+  axis: number,
+  index: Tensor,
+  src: TensorLike,
+  reduce: "add" | "max" | "min" | undefined,
+  mode: IndexMode,
+  op: string,
+): Tensor {
   checkTensor(t, "input", op);
   checkIndex(index, op);
   const m = modeCode(mode, op);
@@ -192,7 +225,7 @@ export function scatter(
   using scalar = src instanceof Tensor ? undefined : scalarTensor(t.device, src, t.dtype, op);
   const s = src instanceof Tensor ? src : scalar!;
   const srcStrides = src instanceof Tensor ? src.strides : index.shape.map(() => 0);
-  return filling(clone(t), (out) => {
+  return filling(copyOf(t, op), (out) => {
     if (index.numel === 0) return;
     runTemplate(
       t.device,
@@ -255,6 +288,11 @@ function runIndexKernel(
 }
 
 export function indexPut(t: Tensor, indices: readonly Tensor[], values: TensorLike, accumulate = false, mode: IndexMode = "error"): Tensor {
+  const out = indexPutOp(t, indices, values, accumulate, mode);
+  return gradEnabled && (wantsGrad(t) || wantsGrad(values)) ? grad.indexPut(t, indices, values, accumulate, mode, out) : out;
+}
+
+function indexPutOp(t: Tensor, indices: readonly Tensor[], values: TensorLike, accumulate: boolean, mode: IndexMode): Tensor {
   const op = accumulate ? "indexPut(accumulate)" : "indexPut";
   checkTensor(t, "input", op);
   const m = modeCode(mode, op);
@@ -271,7 +309,7 @@ export function indexPut(t: Tensor, indices: readonly Tensor[], values: TensorLi
   } else valStrides = target.map(() => 0);
   using scalar = values instanceof Tensor ? undefined : scalarTensor(t.device, values, t.dtype, op);
   const vals = values instanceof Tensor ? values : scalar!;
-  return filling(clone(t), (out) => {
+  return filling(copyOf(t, op), (out) => {
     if (target.some((d, i) => d === 0 && i < p.bshape.length)) return;
     if (numel(p.rest) === 0) checkedAlone(t, indices, p, m, op);
     else runIndexKernel("index_put", op, out, indices, p, vals, valStrides, m, accumulate);
@@ -293,6 +331,11 @@ function checkedAlone(t: Tensor, indices: readonly Tensor[], p: IndexPlan, mode:
 }
 
 export function indexGet(t: Tensor, indices: readonly Tensor[], mode: IndexMode = "error"): Tensor {
+  const out = indexGetOp(t, indices, mode);
+  return gradEnabled && wantsGrad(t) ? grad.indexGet(t, indices, mode, out) : out;
+}
+
+function indexGetOp(t: Tensor, indices: readonly Tensor[], mode: IndexMode): Tensor {
   const op = "index";
   checkTensor(t, "input", op);
   const m = modeCode(mode, op);
@@ -325,6 +368,11 @@ function countNonzero(t: Tensor, shape: Shape, strides: readonly number[], op: s
 }
 
 export function maskedSelect(t: Tensor, mask: Tensor): Tensor {
+  const out = maskedSelectOp(t, mask);
+  return gradEnabled && wantsGrad(t) ? grad.maskedSelect(t, mask, out) : out;
+}
+
+function maskedSelectOp(t: Tensor, mask: Tensor): Tensor {
   const op = "maskedSelect";
   checkTensor(t, "input", op);
   checkTensor(mask, "mask", op);

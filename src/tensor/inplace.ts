@@ -47,6 +47,14 @@ export function writeInto(dst: Tensor, value: Tensor, op: string, owned: boolean
       throw new TensorError(op, `cannot write a tensor of shape [${value.shape}] into one of shape [${dst.shape}]`);
     }
     if (dst.device !== value.device) throw new TensorError(op, `the value is on ${value.device.id}, the tensor on ${dst.device.id}`);
+    const pending = dst.deferred;
+    if (pending !== null && pending.buffer === 0 && (pending.viewOf !== null || pending.hasPendingViews)) {
+      throw new TensorError(
+        op,
+        "this tensor is a view of a pending (lazy) result, or has pending views, which do not share its memory until it runs; " +
+          "call materialize() on the result before making the views you write through",
+      );
+    }
     const buf = dst.buf; // materializes a pending dst first
     const node = value.isDeferred ? value.deferred! : null;
     runReadersOf(buf, node);

@@ -11,6 +11,8 @@ import { type DType, promoteTypes } from "./dtype.ts";
 import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK } from "./shape.ts";
 import { allocTensor, Tensor } from "./tensor.ts";
 import { cast, commonDevice, generate } from "./elementwise.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import * as grad from "../autograd/linalg.ts";
 
 const KERNEL_DTYPE: Record<DType, DType | undefined> = {
   float32: "float32",
@@ -36,6 +38,11 @@ function operandDType(a: Tensor, b: Tensor, op: string): DType {
 }
 
 export function matmul(a: Tensor, b: Tensor): Tensor {
+  const out = matmulOp(a, b);
+  return gradEnabled && (wantsGrad(a) || wantsGrad(b)) ? grad.matmul(a, b, out) : out;
+}
+
+function matmulOp(a: Tensor, b: Tensor): Tensor {
   const op = "matmul";
   const dt = operandDType(a, b, op);
   const shapes = `${fmtShape(a.shape)} @ ${fmtShape(b.shape)}`;
@@ -90,9 +97,14 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
 
 /** The inner product of two 1-D tensors of one length, as a 0-d tensor. */
 export function dot(a: Tensor, b: Tensor): Tensor {
+  const out = dotOp(a, b);
+  return gradEnabled && (wantsGrad(a) || wantsGrad(b)) ? grad.dot(a, b, out) : out;
+}
+
+function dotOp(a: Tensor, b: Tensor): Tensor {
   const op = "dot";
   operandDType(a, b, op);
   if (a.ndim !== 1 || b.ndim !== 1) throw new TensorError(op, `needs two 1-D tensors, got ${fmtShape(a.shape)} and ${fmtShape(b.shape)}`);
   if (a.shape[0] !== b.shape[0]) throw new TensorError(op, `lengths differ: ${fmtShape(a.shape)} and ${fmtShape(b.shape)}`);
-  return matmul(a, b);
+  return matmulOp(a, b);
 }

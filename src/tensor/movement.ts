@@ -2,13 +2,18 @@
  * Movement ops. view/permute/transpose/expand/squeeze/unsqueeze/slice/narrow return views
  * that share the buffer (each holds its own reference); reshape, flatten and contiguous do
  * so when the strides allow and copy otherwise; clone, flip, cat and stack always copy, with
- * the elementwise copy kernel.
+ * the elementwise copy kernel. Each exported op records its gradient rule (autograd/movement.ts)
+ * when an input requires gradients; the *Op functions are the ops themselves, which record
+ * nothing: what the ops use inside (contiguousOp and cloneOp also for other modules' reads
+ * and copies, which must not record).
  */
 import { TensorError } from "../runtime/errors.ts";
 import { allocTensor, deferredTensor, type Tensor, viewOf } from "./tensor.ts";
 import { checkShape, contiguousStrides, fmtShape, MAX_RANK, normalizeAxes, normalizeAxis, numel, sameShape, type Shape } from "./shape.ts";
 import { commonDevice, copyInto } from "./elementwise.ts";
 import { promoteTypes } from "./dtype.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import * as grad from "../autograd/movement.ts";
 
 export function axisOf(t: Tensor, axis: number, op: string): number {
   return normalizeAxis(axis, t.ndim, op);
@@ -66,7 +71,7 @@ function targetShape(t: Tensor, shape: readonly number[], op: string): readonly 
   return sameShape(shape, t.shape) ? t.shape : inferShape(t, shape, op);
 }
 
-export function view(t: Tensor, shape: readonly number[]): Tensor {
+function viewOp(t: Tensor, shape: readonly number[]): Tensor {
   const s = targetShape(t, shape, "view");
   const same = alias(t, s);
   if (same) return same;
@@ -80,17 +85,17 @@ export function view(t: Tensor, shape: readonly number[]): Tensor {
   return viewOf(t, s, strides, t.offset, "view");
 }
 
-export function reshape(t: Tensor, shape: readonly number[]): Tensor {
+function reshapeOp(t: Tensor, shape: readonly number[]): Tensor {
   const s = targetShape(t, shape, "reshape");
   const same = alias(t, s);
   if (same) return same;
   const strides = viewStrides(t, s);
   if (strides) return viewOf(t, s, strides, t.offset, "reshape");
-  using c = contiguous(t);
+  using c = contiguousOp(t);
   return viewOf(c, s, contiguousStrides(s), c.offset, "reshape");
 }
 
-export function permute(t: Tensor, axes: readonly number[]): Tensor {
+function permuteOp(t: Tensor, axes: readonly number[]): Tensor {
   if (axes.length !== t.ndim) throw new TensorError("permute", `got ${axes.length} axes for a tensor of rank ${t.ndim}`);
   const p = axes.map((a) => normalizeAxis(a, t.ndim, "permute"));
   if (new Set(p).size !== p.length) throw new TensorError("permute", `axes [${axes.join(", ")}] repeat an axis`);
@@ -98,15 +103,15 @@ export function permute(t: Tensor, axes: readonly number[]): Tensor {
   return viewOf(t, p.map((a) => t.shape[a]), p.map((a) => t.strides[a]), t.offset, "permute", map);
 }
 
-export function transpose(t: Tensor, a: number, b: number): Tensor {
+function transposeOp(t: Tensor, a: number, b: number): Tensor {
   if (t.ndim < 2 && a === -2 && b === -1) return viewOf(t, t.shape, t.strides, t.offset, "transpose");
   const p = [...Array(t.ndim).keys()];
   const x = normalizeAxis(a, t.ndim, "transpose"), y = normalizeAxis(b, t.ndim, "transpose");
   [p[x], p[y]] = [p[y], p[x]];
-  return permute(t, p);
+  return permuteOp(t, p);
 }
 
-export function expand(t: Tensor, shape: readonly number[]): Tensor {
+function expandOp(t: Tensor, shape: readonly number[]): Tensor {
   if (shape.length < t.ndim) throw new TensorError("expand", `cannot expand ${fmtShape(t.shape)} to fewer dims ${fmtShape(shape)}`);
   if (shape.length > MAX_RANK) throw new TensorError("expand", `rank ${shape.length} exceeds ${MAX_RANK}`);
   const lead = shape.length - t.ndim;
@@ -125,7 +130,7 @@ export function expand(t: Tensor, shape: readonly number[]): Tensor {
   return viewOf(t, outShape, strides, t.offset, "expand", { from, step: from.map(() => 1), start: [] });
 }
 
-export function squeeze(t: Tensor, axis?: number | readonly number[]): Tensor {
+function squeezeOp(t: Tensor, axis?: number | readonly number[]): Tensor {
   const drop = new Set(
     axis === undefined
       ? t.shape.flatMap((d, i) => (d === 1 ? [i] : []))
@@ -136,7 +141,7 @@ export function squeeze(t: Tensor, axis?: number | readonly number[]): Tensor {
   return viewOf(t, keep.map((i) => t.shape[i]), keep.map((i) => t.strides[i]), t.offset, "squeeze", map);
 }
 
-export function unsqueeze(t: Tensor, axis: number): Tensor {
+function unsqueezeOp(t: Tensor, axis: number): Tensor {
   const a = normalizeAxis(axis, t.ndim + 1, "unsqueeze");
   if (t.ndim + 1 > MAX_RANK) throw new TensorError("unsqueeze", `rank ${t.ndim + 1} exceeds ${MAX_RANK}`);
   const shape = [...t.shape], strides = [...t.strides];
@@ -147,15 +152,15 @@ export function unsqueeze(t: Tensor, axis: number): Tensor {
   return viewOf(t, shape, strides, t.offset, "unsqueeze", { from, step: from.map(() => 1), start: [] });
 }
 
-export function flatten(t: Tensor, start: number, end: number): Tensor {
-  if (t.ndim === 0) return reshape(t, [1]);
+function flattenOp(t: Tensor, start: number, end: number): Tensor {
+  if (t.ndim === 0) return reshapeOp(t, [1]);
   const s = normalizeAxis(start, t.ndim, "flatten"), e = normalizeAxis(end, t.ndim, "flatten");
   if (s > e) throw new TensorError("flatten", `start axis ${start} comes after end axis ${end}`);
   const shape = [...t.shape.slice(0, s), numel(t.shape.slice(s, e + 1)), ...t.shape.slice(e + 1)];
-  return reshape(t, shape);
+  return reshapeOp(t, shape);
 }
 
-export function slice(t: Tensor, axis: number, start: number, end: number | undefined, step: number): Tensor {
+function sliceOp(t: Tensor, axis: number, start: number, end: number | undefined, step: number): Tensor {
   const a = axisOf(t, axis, "slice");
   if (!Number.isInteger(step) || step <= 0) throw new TensorError("slice", `step must be a positive integer, got ${step}`);
   const n = t.shape[a];
@@ -170,24 +175,24 @@ export function slice(t: Tensor, axis: number, start: number, end: number | unde
   return viewOf(t, shape, strides, t.offset + s * t.strides[a], "slice", map);
 }
 
-export function narrow(t: Tensor, axis: number, start: number, length: number): Tensor {
+function narrowOp(t: Tensor, axis: number, start: number, length: number): Tensor {
   const a = axisOf(t, axis, "narrow");
   const n = t.shape[a], s = start < 0 ? start + n : start;
   if (!Number.isInteger(length) || length < 0 || s < 0 || s + length > n) {
     throw new TensorError("narrow", `start ${start} and length ${length} exceed axis ${a} of size ${n}`);
   }
-  return slice(t, a, s, s + length, 1);
+  return sliceOp(t, a, s, s + length, 1);
 }
 
-export function contiguous(t: Tensor): Tensor {
+export function contiguousOp(t: Tensor): Tensor {
   const same = alias(t, t.shape);
   if (same) return same.materialize();
   if (t.isContiguous) return viewOf(t, t.shape, t.strides, t.offset, "contiguous");
-  return clone(t, "contiguous");
+  return cloneOp(t, "contiguous");
 }
 
-/** A copy; of a deferred tensor, an alias (tensors are immutable, so one result serves both). */
-export function clone(t: Tensor, op = "clone"): Tensor {
+/** clone without its rule; `op` names the op in errors. */
+export function cloneOp(t: Tensor, op = "clone"): Tensor {
   const same = alias(t, t.shape);
   if (same) return same;
   const out = allocTensor(t.device, t.dtype, t.shape, op);
@@ -200,7 +205,7 @@ export function clone(t: Tensor, op = "clone"): Tensor {
   return out;
 }
 
-export function flip(t: Tensor, axes: number | readonly number[]): Tensor {
+function flipOp(t: Tensor, axes: number | readonly number[]): Tensor {
   const list = normalizeAxes(axes, t.ndim, "flip");
   const strides = [...t.strides];
   let offset = t.offset;
@@ -213,7 +218,7 @@ export function flip(t: Tensor, axes: number | readonly number[]): Tensor {
   }
   // A negative-stride view exists only for this copy; tensors never expose one.
   using reversed = viewOf(t, t.shape, strides, offset, "flip", { from, step, start });
-  return clone(reversed);
+  return cloneOp(reversed);
 }
 
 /**
@@ -227,6 +232,11 @@ export function flip(t: Tensor, axes: number | readonly number[]): Tensor {
  * axis is out of range, or the tensors are on different devices.
  */
 export function cat(tensors: readonly Tensor[], axis = 0): Tensor {
+  const out = catOp(tensors, axis);
+  return gradEnabled && tensors.some(wantsGrad) ? grad.cat(tensors, normalizeAxis(axis, tensors[0].ndim, "cat"), out) : out;
+}
+
+function catOp(tensors: readonly Tensor[], axis: number): Tensor {
   if (tensors.length === 0) throw new TensorError("cat", "needs at least one tensor");
   const device = commonDevice("cat", tensors);
   const scalarAt = tensors.findIndex((t) => t.ndim === 0);
@@ -248,7 +258,7 @@ export function cat(tensors: readonly Tensor[], axis = 0): Tensor {
   try {
     let at = 0;
     for (const t of tensors) {
-      using part = narrow(out, a, at, t.shape[a]);
+      using part = narrowOp(out, a, at, t.shape[a]);
       copyInto(part, t, "cat");
       at += t.shape[a];
     }
@@ -270,6 +280,11 @@ export function cat(tensors: readonly Tensor[], axis = 0): Tensor {
  * @throws {TensorError} when the list is empty, the shapes differ, the axis is out of range, or the tensors are on different devices.
  */
 export function stack(tensors: readonly Tensor[], axis = 0): Tensor {
+  const out = stackOp(tensors, axis);
+  return gradEnabled && tensors.some(wantsGrad) ? grad.stack(tensors, normalizeAxis(axis, tensors[0].ndim + 1, "stack"), out) : out;
+}
+
+function stackOp(tensors: readonly Tensor[], axis: number): Tensor {
   if (tensors.length === 0) throw new TensorError("stack", "needs at least one tensor");
   const first = tensors[0];
   for (const t of tensors) {
@@ -278,10 +293,81 @@ export function stack(tensors: readonly Tensor[], axis = 0): Tensor {
     }
   }
   const a = normalizeAxis(axis, first.ndim + 1, "stack");
-  const parts = tensors.map((t) => unsqueeze(t, a));
+  const parts = tensors.map((t) => unsqueezeOp(t, a));
   try {
-    return cat(parts, a);
+    return catOp(parts, a);
   } finally {
     for (const p of parts) p.dispose();
   }
+}
+
+// ----- the front ends: each op, and its gradient rule when an input requires gradients (as PyTorch's ViewBackward & co.)
+
+/** Whether `t`'s result is to record its rule. */
+const recording = (t: Tensor) => gradEnabled && wantsGrad(t);
+
+export function view(t: Tensor, shape: readonly number[]): Tensor {
+  const out = viewOp(t, shape);
+  return recording(t) ? grad.reshaped("view", t, out) : out;
+}
+
+export function reshape(t: Tensor, shape: readonly number[]): Tensor {
+  const out = reshapeOp(t, shape);
+  return recording(t) ? grad.reshaped("reshape", t, out) : out;
+}
+
+export function permute(t: Tensor, axes: readonly number[]): Tensor {
+  const out = permuteOp(t, axes);
+  return recording(t) ? grad.permute(t, axes.map((a) => normalizeAxis(a, t.ndim, "permute")), out) : out;
+}
+
+export function transpose(t: Tensor, a: number, b: number): Tensor {
+  const out = transposeOp(t, a, b);
+  return recording(t) ? grad.transpose(t, a, b, out) : out;
+}
+
+export function expand(t: Tensor, shape: readonly number[]): Tensor {
+  const out = expandOp(t, shape);
+  return recording(t) ? grad.expand(t, out) : out;
+}
+
+export function squeeze(t: Tensor, axis?: number | readonly number[]): Tensor {
+  const out = squeezeOp(t, axis);
+  return recording(t) ? grad.reshaped("squeeze", t, out) : out;
+}
+
+export function unsqueeze(t: Tensor, axis: number): Tensor {
+  const out = unsqueezeOp(t, axis);
+  return recording(t) ? grad.reshaped("unsqueeze", t, out) : out;
+}
+
+export function flatten(t: Tensor, start: number, end: number): Tensor {
+  const out = flattenOp(t, start, end);
+  return recording(t) ? grad.reshaped("flatten", t, out) : out;
+}
+
+export function slice(t: Tensor, axis: number, start: number, end: number | undefined, step: number): Tensor {
+  const out = sliceOp(t, axis, start, end, step);
+  return recording(t) ? grad.slice(t, axis, start, end, step, out) : out;
+}
+
+export function narrow(t: Tensor, axis: number, start: number, length: number): Tensor {
+  const out = narrowOp(t, axis, start, length);
+  return recording(t) ? grad.narrow(t, axis, start, length, out) : out;
+}
+
+export function contiguous(t: Tensor): Tensor {
+  const out = contiguousOp(t);
+  return recording(t) ? grad.identity("contiguous", t, out) : out;
+}
+
+/** A copy; of a deferred tensor, an alias (tensors are immutable, so one result serves both). */
+export function clone(t: Tensor): Tensor {
+  const out = cloneOp(t);
+  return recording(t) ? grad.identity("clone", t, out) : out;
+}
+
+export function flip(t: Tensor, axes: number | readonly number[]): Tensor {
+  const out = flipOp(t, axes);
+  return recording(t) ? grad.flip(t, axes, out) : out;
 }

@@ -8,6 +8,8 @@ import { runTemplate } from "../kernels/launch.ts";
 import { fmtShape, normalizeAxis } from "./shape.ts";
 import { allocTensor, Tensor } from "./tensor.ts";
 import { clone, narrow } from "./movement.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import { sorted } from "../autograd/indexing.ts";
 
 function checkInput(t: unknown, op: string): Tensor {
   if (!(t instanceof Tensor)) throw new TensorError(op, `expects a tensor, got ${t === null ? "null" : typeof t}`);
@@ -17,7 +19,12 @@ function checkInput(t: unknown, op: string): Tensor {
 const without = <T>(xs: readonly T[], a: number): T[] => xs.filter((_, i) => i !== a);
 
 export function sort(t: Tensor, axis = -1, descending = false): { values: Tensor; indices: Tensor } {
-  const op = "sort";
+  const out = sortOp(t, axis, descending, "sort");
+  if (gradEnabled && wantsGrad(t)) sorted(t, axis, out.values, out.indices, "sort");
+  return out;
+}
+
+function sortOp(t: Tensor, axis: number, descending: boolean, op: string): { values: Tensor; indices: Tensor } {
   checkInput(t, op);
   const a = normalizeAxis(axis, t.ndim, op);
   const values = allocTensor(t.device, t.dtype, t.shape, op);
@@ -52,13 +59,19 @@ export function sort(t: Tensor, axis = -1, descending = false): { values: Tensor
 }
 
 export function argsort(t: Tensor, axis = -1, descending = false): Tensor {
-  const { values, indices } = sort(t, axis, descending);
+  const { values, indices } = sortOp(t, axis, descending, "argsort");
   values.dispose();
   return indices;
 }
 
 /** The k largest (or smallest) elements along axis, in sorted order, with their indices. */
 export function topk(t: Tensor, k: number, axis = -1, largest = true): { values: Tensor; indices: Tensor } {
+  const out = topkOp(t, k, axis, largest);
+  if (gradEnabled && wantsGrad(t)) sorted(t, axis, out.values, out.indices, "topk");
+  return out;
+}
+
+function topkOp(t: Tensor, k: number, axis: number, largest: boolean): { values: Tensor; indices: Tensor } {
   const op = "topk";
   checkInput(t, op);
   const a = normalizeAxis(axis, t.ndim, op);
@@ -66,7 +79,7 @@ export function topk(t: Tensor, k: number, axis = -1, largest = true): { values:
   if (!Number.isInteger(k) || k < 0 || k > n) {
     throw new TensorError(op, `k = ${k} is out of range for axis ${a} of size ${n} (shape ${fmtShape(t.shape)})`);
   }
-  const full = sort(t, a, largest);
+  const full = sortOp(t, a, largest, op);
   if (k === n) return full;
   using values = full.values, indices = full.indices;
   using vk = narrow(values, a, 0, k), ik = narrow(indices, a, 0, k);

@@ -211,6 +211,7 @@ export class Tensor {
     if (this.#gradFn !== null) {
       const g = this.#gradFn;
       this.#gradFn = null;
+      this.#wantsGrad = true; // still reads as requiring gradients: rules ask their operands
       g.unref();
     }
     if (this.#grad !== null) this.grad = null;
@@ -315,7 +316,7 @@ export class Tensor {
       this,
       "copy_",
       () => (src instanceof Tensor
-        ? mv.expand(src, this.shape)
+        ? broadcastTo(src, this.shape, "copy_")
         : creation.full(this.shape, src, { device: this.device, dtype: this.dtype })),
       src,
     );
@@ -1060,6 +1061,15 @@ export class Tensor {
    */
   topk(k: number, axis = -1, largest = true): { values: Tensor; indices: Tensor } {
     return srt.topk(this, k, axis, largest);
+  }
+}
+
+/** src broadcast to shape (a view), or a TensorError in op's terms. */
+function broadcastTo(src: Tensor, shape: readonly number[], op: string): Tensor {
+  try {
+    return mv.expand(src, shape);
+  } catch {
+    throw new TensorError(op, `a tensor of shape ${fmt(src.shape)} does not broadcast to this tensor's shape ${fmt(shape)}`);
   }
 }
 

@@ -10,7 +10,9 @@ import { checkDType, type DType, DTYPES, type HostArray, hostArrayFor, hostDType
 import { fmtShape, numel } from "./shape.ts";
 import { allocTensor, type NestedArray, type Tensor, viewOf } from "./tensor.ts";
 import { cast } from "./elementwise.ts";
-import { contiguous } from "./movement.ts";
+import { contiguousOp } from "./movement.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import * as grad from "../autograd/movement.ts";
 
 /**
  * Throws when `device` is capturing a step (pt.capture): a step records device work only, so
@@ -34,7 +36,7 @@ export function toArray(t: Tensor, op = "toArray"): HostArray {
     using wide = cast(t, host);
     return toArray(wide, op);
   }
-  const c = contiguous(t);
+  const c = contiguousOp(t); // a read records no gradient
   try { // not `using`: under Deno (V8) a using scope costs more than a small read's own work
     const out = hostArrayFor(host, t.numel);
     // An empty read still waits for the queue, so it reports a failure queued before it.
@@ -132,12 +134,20 @@ export function upload(device: Device, dtype: DType, shape: readonly number[], v
 
 const isDType = (s: string): s is DType => s in DTYPES;
 
+/** To another dtype it is a cast, which records its own rule; to the same dtype or device an identity, to another device a copy. */
 export function to(t: Tensor, target: DType | Device | string): Tensor {
+  const record = gradEnabled && wantsGrad(t);
   if (typeof target === "string" && isDType(target)) {
-    return target === t.dtype ? viewOf(t, t.shape, t.strides, t.offset, "to") : cast(t, checkDType(target, "to"));
+    if (target !== t.dtype) return cast(t, checkDType(target, "to"));
+    const same = viewOf(t, t.shape, t.strides, t.offset, "to");
+    return record ? grad.identity("to", t, same) : same;
   }
   const dev = resolveDevice(target as string | Device);
-  if (dev === t.device) return viewOf(t, t.shape, t.strides, t.offset, "to");
+  if (dev === t.device) {
+    const same = viewOf(t, t.shape, t.strides, t.offset, "to");
+    return record ? grad.identity("to", t, same) : same;
+  }
   void t.buf; // a disposed source fails here, naming the tensor rather than the copy
-  return upload(dev, t.dtype, t.shape, toArray(t), "to");
+  const out = upload(dev, t.dtype, t.shape, toArray(t), "to");
+  return record ? grad.toDevice(t, out) : out;
 }
