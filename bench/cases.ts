@@ -1,6 +1,6 @@
 /**
  * The benchmark cases, as data shared by bench/deno.bench.ts, bench/bun.ts and bench/run.ts
- * (DESIGN.md section 11, plus add_16m, sum_16m and matmul_1024). A case's run() is the timed
+ * (the headline cases plus add_16m, sum_16m and matmul_1024). A case's run() is the timed
  * region: it disposes everything it makes and ends with the device idle. check() recomputes
  * once, outside timing, and throws if the result is wrong. The state is the input tensors.
  *

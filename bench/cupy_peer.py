@@ -1,4 +1,4 @@
-"""CuPy peer of bench/cases.ts: the cases of DESIGN.md section 11 (plus add_16m, sum_16m,
+"""CuPy peer of bench/cases.ts: the cases of bench/cases.ts (plus add_16m, sum_16m,
 matmul_1024) that CuPy has the ops for; a case whose op CuPy lacks is listed in
 _meta.skipped. float32; matmul with TF32 off (CUPY_TF32=0). Each result is checked once
 against NumPy on the host. Output as in bench/gpu_harness.py.

@@ -1,4 +1,4 @@
-"""Shared timing for bench/torch_peer.py and bench/cupy_peer.py (DESIGN.md section 11).
+"""Shared timing for bench/torch_peer.py and bench/cupy_peer.py (docs/architecture.md, Benchmarks).
 
 A case is Case(name, setup, op, verify, reps, host): setup() makes the inputs, op(s) is one
 repetition of the work, verify(s, out) returns [(label, got, want, tol)] as NumPy arrays

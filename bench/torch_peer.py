@@ -1,5 +1,5 @@
-"""PyTorch peer of bench/cases.ts: every case of DESIGN.md section 11, plus the add_16m,
-sum_16m and matmul_1024 extras of cases.ts, on the first CUDA device, or with --device cpu
+"""PyTorch peer of bench/cases.ts: every case there, the add_16m, sum_16m and
+matmul_1024 extras included, on the first CUDA device, or with --device cpu
 on the CPU (PyTorch's own thread count, in _meta.threads). float32; matmul with TF32 off.
 Each result is checked once against NumPy on the host. Timing and output as in
 bench/gpu_harness.py: JSON {case: median_ms, "_meta": {...}} on stdout.

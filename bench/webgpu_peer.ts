@@ -1,5 +1,5 @@
 /**
- * Deno's WebGPU as the Vulkan-class peer of dispatch_overhead_small (DESIGN.md section 11):
+ * Deno's WebGPU as the Vulkan-class peer of dispatch_overhead_small (docs/architecture.md, Benchmarks):
  * 256 dispatches of a 64-element add, each in its own command buffer and submit (the
  * pattern of Deno's WebGPU examples), then one wait for the queue. Wall-clock median.
  * Prints {dispatch_overhead_small: ms, _meta: {...}} on stdout, or {_meta: {skipped}} and

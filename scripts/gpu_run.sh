@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One pass on the GPU machine (see ../shared/device/README.md): the suite on each backend with
+# One pass on the GPU machine: the suite on each backend with
 # PT_REQUIRE set, then the benchmark comparison (bench/gpu_compare.sh) on those backends, all
 # written under $OUT.
 #   source .device/setup.sh && bash scripts/gpu_run.sh [backends...]   (default: cuda)
