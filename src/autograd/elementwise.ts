@@ -29,6 +29,9 @@ function slots(...xs: unknown[]): (number | null)[] {
 function operand(x: TensorLike, slot: number | null, saved: readonly Tensor[]): TensorLike {
   return slot === null ? x : saved[slot];
 }
+/** Whether x is a tensor whose gradient is wanted. */
+const wants = (x: unknown): x is Tensor => x instanceof Tensor && x.requiresGrad;
+
 /** The gradient for an operand, or null for a scalar or a tensor that needs none. */
 function to(x: TensorLike, g: Tensor): Tensor | null {
   return x instanceof Tensor && x.requiresGrad ? unbroadcast(g, x.shape) : null;
@@ -43,10 +46,12 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike, out: Tensor):
       return record(out, op, [a, b], [], (g) => [to(a, g), to(b, g)]);
     case "sub":
       return record(out, op, [a, b], [], (g) => [to(a, g), to(b, g.neg())]);
-    case "mul":
-      saved = tensors(a, b);
-      rule = (g, s) => [to(a, g.mul(B(s))), to(b, g.mul(A(s)))];
+    case "mul": { // each gradient reads the other operand only: save what the wanted gradients read
+      const wa = wants(a), wb = wants(b), ka = wb && a instanceof Tensor, kb = wa && b instanceof Tensor;
+      saved = [...(ka ? [a] : []), ...(kb ? [b] : [])];
+      rule = (g, s) => [wa ? to(a, g.mul(kb ? s[s.length - 1] : b)) : null, wb ? to(b, g.mul(ka ? s[0] : a)) : null];
       break;
+    }
     case "div": // d/da = 1/b, d/db = -a/b^2 = -out/b
       saved = [...tensors(a, b), out];
       rule = (g, s) => {

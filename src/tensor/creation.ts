@@ -28,7 +28,7 @@ import { upload } from "./transfer.ts";
 export interface CreateOptions {
   /** The result's dtype; each function says what it infers or defaults to without it. An unknown name is a TensorError. */
   dtype?: DType;
-  /** A Device, or a name as `pt.device` takes ("cpu", "cuda:1"); the default device without it. An unknown name is a TensorError. */
+  /** A Device, or a name as `pt.device` takes ("cpu", or a backend's name with an index); the default device without it. An unknown name is a TensorError. */
   device?: string | Device;
   /**
    * Make the result a leaf whose gradient backward() accumulates into `grad` (default false), as PyTorch's

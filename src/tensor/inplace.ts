@@ -10,11 +10,14 @@
  * place (p - lr * g into p, say); otherwise it is computed first and copied. Each write
  * bumps its storage's version, which the autograd graph compares with the version it saved.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError, withOp } from "../runtime/errors.ts";
 import { runReadersOf } from "../lazy/deferred.ts";
-import { copyInto } from "./elementwise.ts";
 import { sameShape } from "./shape.ts";
-import type { Tensor } from "./tensor.ts";
+import { Tensor, type TensorLike } from "./tensor.ts";
+import { DTYPES } from "./dtype.ts";
+import * as ew from "./elementwise.ts";
+import * as mv from "./movement.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
 
 /** In-place writes per buffer handle; a handle not in the map was never written in place. */
 const versions = new Map<number, number>();
@@ -59,9 +62,45 @@ export function writeInto(dst: Tensor, value: Tensor, op: string, owned: boolean
     const node = value.isDeferred ? value.deferred! : null;
     runReadersOf(buf, node);
     if (node !== null && owned && writesSafely(dst, value)) node.runInto(dst, op);
-    else copyInto(dst, value, op);
+    else ew.copyInto(dst, value, op);
     versions.set(buf, bufferVersion(buf) + 1);
   } finally {
     if (owned) value.dispose();
   }
+}
+
+/** src broadcast to shape (a view), or a TensorError in op's terms. */
+export function broadcastTo(src: Tensor, shape: readonly number[], op: string): Tensor {
+  try {
+    return mv.expand(src, shape);
+  } catch {
+    throw new TensorError(op, `a tensor of shape [${src.shape}] does not broadcast to this tensor's shape [${shape}]`);
+  }
+}
+
+/** other * alpha for add_/sub_ (a JS scalar stays a scalar). */
+export function scaled(other: TensorLike, alpha: number): TensorLike {
+  if (other instanceof Tensor) return ew.binary("mul", other, alpha);
+  return Number(other) * alpha;
+}
+
+/**
+ * Writes value() into t: refused while gradients are recorded for t or an operand (autograd does not track in-place
+ * changes; optimizers write under noGrad); the value must keep t's dtype kind (a float sum is not stored into an int).
+ */
+export function inPlace<T extends Tensor>(t: T, op: string, value: () => Tensor, ...operands: unknown[]): T {
+  if (gradEnabled && (t.requiresGrad || operands.some(wantsGrad))) {
+    throw new TensorError(
+      op,
+      "an in-place write to a tensor that requires gradients is not recorded by autograd; write under pt.noGrad(() => ...) " +
+        "(as optimizers do), or use the out-of-place op",
+    );
+  }
+  const v = withOp(op, value);
+  if (DTYPES[v.dtype].category > DTYPES[t.dtype].category) {
+    v.dispose();
+    throw new TensorError(op, `the result is ${v.dtype} and cannot be stored in this ${t.dtype} tensor`);
+  }
+  writeInto(t, v, op, true);
+  return t;
 }

@@ -21,8 +21,8 @@ import * as la from "./linalg.ts";
 import * as io from "./transfer.ts";
 import { formatTensor } from "./format.ts";
 import * as creation from "./creation.ts";
-import { writeInto } from "./inplace.ts";
-import { backward, type BackwardOptions, differentiable, gradEnabled, type GradNode, wantsGrad } from "../autograd/graph.ts";
+import { broadcastTo, inPlace, scaled } from "./inplace.ts";
+import { backward, type BackwardOptions, differentiable, type GradNode } from "../autograd/graph.ts";
 
 /**
  * A JS scalar operand: a number, a boolean or a bigint. When dtypes promote, an integer-valued number (`2.0` too) or a
@@ -1062,42 +1062,6 @@ export class Tensor {
   topk(k: number, axis = -1, largest = true): { values: Tensor; indices: Tensor } {
     return srt.topk(this, k, axis, largest);
   }
-}
-
-/** src broadcast to shape (a view), or a TensorError in op's terms. */
-function broadcastTo(src: Tensor, shape: readonly number[], op: string): Tensor {
-  try {
-    return mv.expand(src, shape);
-  } catch {
-    throw new TensorError(op, `a tensor of shape ${fmt(src.shape)} does not broadcast to this tensor's shape ${fmt(shape)}`);
-  }
-}
-
-/** other * alpha for add_/sub_ (a JS scalar stays a scalar). */
-function scaled(other: TensorLike, alpha: number): TensorLike {
-  if (other instanceof Tensor) return ew.binary("mul", other, alpha);
-  return Number(other) * alpha;
-}
-
-/**
- * Writes value() into t: refused while gradients are recorded for t or an operand (autograd does not track in-place
- * changes; optimizers write under noGrad); the value must keep t's dtype kind (a float sum is not stored into an int).
- */
-function inPlace<T extends Tensor>(t: T, op: string, value: () => Tensor, ...operands: unknown[]): T {
-  if (gradEnabled && (t.requiresGrad || operands.some(wantsGrad))) {
-    throw new TensorError(
-      op,
-      "an in-place write to a tensor that requires gradients is not recorded by autograd; write under pt.noGrad(() => ...) " +
-        "(as optimizers do), or use the out-of-place op",
-    );
-  }
-  const v = withOp(op, value);
-  if (DTYPES[v.dtype].category > DTYPES[t.dtype].category) {
-    v.dispose();
-    throw new TensorError(op, `the result is ${v.dtype} and cannot be stored in this ${t.dtype} tensor`);
-  }
-  writeInto(t, v, op, true);
-  return t;
 }
 
 function fmt(s: Shape): string {
