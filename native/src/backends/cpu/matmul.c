@@ -40,8 +40,14 @@ typedef struct {
 enum { CblasRowMajor = 101, CblasNoTrans = 111, CblasTrans = 112 };
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *, int);
+typedef void (*set_threads_fn)(int);
+typedef int (*get_threads_fn)(void);
 static sgemm_fn blas_sgemm;
 static dgemm_fn blas_dgemm;
+/* The library's thread-count setter, where it has one, and the count it started with
+ * (its own environment variable's, or the cores). */
+static set_threads_fn blas_set_threads;
+static int blas_max_threads, blas_threads_now;
 
 /* Libraries tried in order. A generic name (libblas.so.3, libcblas.so.3) is often the
  * netlib reference BLAS, far slower than our own kernel, so it is kept only when it turns
@@ -86,6 +92,21 @@ static void blas_load(void) {
      * form POSIX blesses. The library stays open for the life of the process. */
     memcpy(&blas_sgemm, &s, sizeof s);
     memcpy(&blas_dgemm, &d, sizeof d);
+#ifndef _WIN32
+    /* OpenBLAS and BLIS name the pair differently; MKL's setter returns the old value, which is ignored. */
+    static const char *const setters[][2] = {{"openblas_set_num_threads", "openblas_get_num_threads"},
+                                             {"bli_thread_set_num_threads", "bli_thread_get_num_threads"}};
+    for (size_t k = 0; k < sizeof setters / sizeof setters[0] && !blas_set_threads; k++) {
+      void *set = dlsym(h, setters[k][0]), *get = dlsym(h, setters[k][1]);
+      if (!set || !get) continue;
+      get_threads_fn g;
+      memcpy(&g, &get, sizeof g);
+      int n = g();
+      if (n < 1) continue;
+      memcpy(&blas_set_threads, &set, sizeof set);
+      blas_max_threads = blas_threads_now = n;
+    }
+#endif
     return;
   }
 }
@@ -127,6 +148,9 @@ static int blas_operand(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int 
   return 0;
 }
 
+static void blas_call(int dt, int ta, int tb, int rows, int cols, const mat_t *m, const void *x, int lda, const void *y,
+                      int ldb, int ldc);
+
 /* Calls ?gemm for one matrix, or returns 0 when BLAS cannot describe its layout. */
 static int blas_gemm(int dt, const mat_t *m, int dry_run) {
   int ta, tb, tc, lda, ldb, ldc;
@@ -142,9 +166,33 @@ static int blas_gemm(int dt, const mat_t *m, int dry_run) {
     x = m->B; y = m->A; rows = (int)m->N; cols = (int)m->M;
   }
   if (dry_run) return 1;
+#ifndef _WIN32
+  if (blas_set_threads) {
+    /* A BLAS wakes all its threads for any product past a small size, and for the products of a
+     * small model (64 x 784 x 64) that hand-off costs more than the arithmetic: one thread per
+     * 16 Mflop. The setter is process-wide, so the set and the call go together. */
+    static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
+    double flops = 2.0 * (double)m->M * (double)m->N * (double)m->K;
+    double per = flops / (1 << 24) + 1;
+    int want = per >= blas_max_threads ? blas_max_threads : (int)per;
+    pthread_mutex_lock(&set_lock);
+    if (want != blas_threads_now) {
+      blas_set_threads(want);
+      blas_threads_now = want;
+    }
+    blas_call(dt, ta, tb, rows, cols, m, x, lda, y, ldb, ldc);
+    pthread_mutex_unlock(&set_lock);
+    return 1;
+  }
+#endif
+  blas_call(dt, ta, tb, rows, cols, m, x, lda, y, ldb, ldc);
+  return 1;
+}
+
+static void blas_call(int dt, int ta, int tb, int rows, int cols, const mat_t *m, const void *x, int lda, const void *y,
+                      int ldb, int ldc) {
   if (dt == PT_F32) blas_sgemm(CblasRowMajor, ta, tb, rows, cols, (int)m->K, 1.0f, x, lda, y, ldb, 0.0f, (float *)m->C, ldc);
   else blas_dgemm(CblasRowMajor, ta, tb, rows, cols, (int)m->K, 1.0, x, lda, y, ldb, 0.0, (double *)m->C, ldc);
-  return 1;
 }
 
 /* ---- our kernel ---- */

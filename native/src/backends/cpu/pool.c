@@ -20,6 +20,7 @@ static void mutex_lock(pt_mutex *m) { AcquireSRWLockExclusive(m); }
 static void mutex_unlock(pt_mutex *m) { ReleaseSRWLockExclusive(m); }
 static void cond_wait(pt_cond *c, pt_mutex *m) { SleepConditionVariableSRW(c, m, INFINITE, 0); }
 static void cond_broadcast(pt_cond *c) { WakeAllConditionVariable(c); }
+static void cond_signal(pt_cond *c) { WakeConditionVariable(c); }
 static int core_count(void) {
   SYSTEM_INFO si;
   GetSystemInfo(&si);
@@ -37,6 +38,7 @@ static void mutex_lock(pt_mutex *m) { pthread_mutex_lock(m); }
 static void mutex_unlock(pt_mutex *m) { pthread_mutex_unlock(m); }
 static void cond_wait(pt_cond *c, pt_mutex *m) { pthread_cond_wait(c, m); }
 static void cond_broadcast(pt_cond *c) { pthread_cond_broadcast(c); }
+static void cond_signal(pt_cond *c) { pthread_cond_signal(c); }
 static int core_count(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
@@ -141,7 +143,11 @@ void cpu_parallel_for(size_t n, size_t grain, cpu_range_fn fn, void *ctx) {
   in_pool = 1;
   mutex_lock(&lock);
   job = &j;
-  cond_broadcast(&wake);
+  /* Only as many workers as there are chunks beyond the caller's first: waking all of a
+   * many-core pool for a job of two chunks costs more than the job (every worker contends
+   * for `lock` and the caller waits for each to leave). */
+  size_t helpers = j.nchunks - 1 < (size_t)nworkers ? j.nchunks - 1 : (size_t)nworkers;
+  for (size_t i = 0; i < helpers; i++) cond_signal(&wake);
   drain(&j);
   while (j.done < j.nchunks || active > 0) cond_wait(&idle, &lock);
   job = NULL;
