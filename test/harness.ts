@@ -27,7 +27,7 @@ if (g.Bun !== undefined) {
 }
 
 export function test(name: string, fn: TestFn): void {
-  register(name, fn);
+  register(name, digests === null ? fn : digests.wrap(name, fn));
 }
 
 /**
@@ -39,6 +39,75 @@ export function skip(name: string, reason: string): void {
   console.log(`skip: ${name}: ${reason}`);
   registerSkipped(name, () => {});
 }
+
+/**
+ * PT_DIGEST=DIR: every value a test reads back (toArray, data, item, toList) is hashed and
+ * appended to DIR/<pid>.tsv as "file :: test name, run, read index, dtype, shape, FNV-1a of the bytes",
+ * so that two builds of the library can be compared op output by op output on one device
+ * (scripts/digest.sh). The hooks patch Tensor's methods here, in the suite, not in the library.
+ */
+interface Digests {
+  wrap(name: string, fn: TestFn): TestFn;
+}
+const digests: Digests | null = (() => {
+  const dir = env("PT_DIGEST");
+  if (!dir) return null;
+  let current = "", reads = 0, patched: Promise<void> | null = null;
+  const runs = new Map<string, number>();
+  const fnv = (bytes: Uint8Array): string => {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+    return (h >>> 0).toString(16).padStart(8, "0");
+  };
+  const text = (v: unknown): string => JSON.stringify(v, (_k, x) => typeof x === "bigint" ? `${x}n` : Number.isNaN(x) ? "NaN" : x);
+  // Patched when the first test starts: the library is imported by then (importing it from here, while a test file's
+  // imports are still being evaluated, would meet it half initialised).
+  const patch = async (): Promise<void> => {
+    const { Tensor } = await import("../mod.ts");
+    const fs = await import("node:fs");
+    const file = `${dir}/${(g.process as { pid: number } | undefined)?.pid ?? (g.Deno as { pid: number }).pid}.tsv`;
+    type T = InstanceType<typeof Tensor>;
+    const note = (t: T, v: unknown): void => {
+      if (current === "") return;
+      const bytes = ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new TextEncoder().encode(text(v));
+      fs.appendFileSync(file, `${current}\t${reads++}\t${t.dtype}\t${t.shape.join("x")}\t${fnv(bytes)}\n`);
+    };
+    const proto = Tensor.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+    for (const m of ["toArray", "item", "toList"]) {
+      const orig = proto[m];
+      proto[m] = function (this: T, ...a: unknown[]) {
+        const v = orig.apply(this, a);
+        note(this, v);
+        return v;
+      };
+    }
+    const data = proto.data;
+    proto.data = async function (this: T, ...a: unknown[]) {
+      const v = await (data.apply(this, a) as Promise<unknown>);
+      note(this, v);
+      return v;
+    };
+  };
+  return {
+    wrap: (name, fn) => {
+      // Keyed by file too: two files may share a test name.
+      const file = /test\/[\w.]+\.test\.ts/.exec(new Error().stack ?? "")?.[0] ?? "?";
+      const key = `${file} :: ${name.replaceAll("\t", " ")}`;
+      return async () => {
+        await (patched ??= patch());
+        const run = (runs.get(key) ?? 0) + 1;
+        runs.set(key, run);
+        current = `${key}\t${run}`;
+        reads = 0;
+        try {
+          await fn();
+        } finally {
+          current = "";
+        }
+      };
+    },
+  };
+})();
 
 /** test(name, fn), or skip(name, reason) when `reason` is a string: the condition that stops it here. */
 export function testUnless(reason: string | null, name: string, fn: TestFn): void {

@@ -40,14 +40,16 @@ typedef struct {
 enum { CblasRowMajor = 101, CblasNoTrans = 111, CblasTrans = 112 };
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *, int);
-typedef void (*set_threads_fn)(int);
-typedef int (*get_threads_fn)(void);
 static sgemm_fn blas_sgemm;
 static dgemm_fn blas_dgemm;
+#ifndef _WIN32
 /* The library's thread-count setter, where it has one, and the count it started with
  * (its own environment variable's, or the cores). */
+typedef void (*set_threads_fn)(int);
+typedef int (*get_threads_fn)(void);
 static set_threads_fn blas_set_threads;
 static int blas_max_threads, blas_threads_now;
+#endif
 
 /* Libraries tried in order. A generic name (libblas.so.3, libcblas.so.3) is often the
  * netlib reference BLAS, far slower than our own kernel, so it is kept only when it turns
