@@ -8,7 +8,7 @@
  */
 import "./src/kernels/renderers.ts";
 import { Tensor, type TensorLike } from "./src/tensor/tensor.ts";
-import type { DType } from "./src/tensor/dtype.ts";
+import type { DType } from "./src/base/dtype.ts";
 import * as ew from "./src/tensor/elementwise.ts";
 import * as mv from "./src/tensor/movement.ts";
 import * as la from "./src/tensor/linalg.ts";
@@ -16,9 +16,9 @@ import * as la from "./src/tensor/linalg.ts";
 export { Tensor };
 export type { IndexMode, NestedArray, Scalar, TensorLike } from "./src/tensor/tensor.ts";
 export type { JsonValues } from "./src/tensor/transfer.ts";
-export type { DType, HostArray } from "./src/tensor/dtype.ts";
-export { promoteTypes } from "./src/tensor/dtype.ts";
-export { TensorError } from "./src/runtime/errors.ts";
+export type { DType, HostArray } from "./src/base/dtype.ts";
+export { promoteTypes } from "./src/base/dtype.ts";
+export { TensorError } from "./src/base/errors.ts";
 export { backends, defaultDevice, Device, device, devices, setDefaultDevice, withDevice } from "./src/runtime/device.ts";
 export type { BackendInfo, DeviceInfo } from "./src/runtime/device.ts";
 export { emptyCache, memoryStats } from "./src/runtime/memory.ts";

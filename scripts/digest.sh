@@ -38,12 +38,18 @@ record)
   echo "digest: $(wc -l <"$out") reads in $(cut -f1 "$out" | LC_ALL=C sort -u | wc -l) tests -> $out (logs $dir.logs)" >&2
   ;;
 compare)
+  # Tests found in only one record (added or removed between the builds) are listed, not failed;
+  # in a test both ran, every read must match.
   a=$2 b=$3
-  diffs=$(LC_ALL=C join -t $'\t' -a1 -a2 -e MISSING -o 0,1.2,2.2 \
-    <(awk -F'\t' '{print $1"|"$2"|"$3"\t"$4" "$5" "$6}' "$a" | LC_ALL=C sort -t $'\t' -k1,1) \
-    <(awk -F'\t' '{print $1"|"$2"|"$3"\t"$4" "$5" "$6}' "$b" | LC_ALL=C sort -t $'\t' -k1,1) | awk -F'\t' '$2 != $3')
+  only=$(LC_ALL=C comm -3 <(cut -f1 "$a" | LC_ALL=C sort -u) <(cut -f1 "$b" | LC_ALL=C sort -u))
+  [ -n "$only" ] && echo "digest: tests in one record only (left: $a, right indented: $b):" && echo "$only" | head -20
+  keyed() { # the reads of tests both records have, as "test|run|read<TAB>dtype shape hash"
+    LC_ALL=C join -t $'\t' <(cut -f1 "$a" | LC_ALL=C sort -u) <(cut -f1 "$b" | LC_ALL=C sort -u) | LC_ALL=C join -t $'\t' - "$1" |
+      awk -F'\t' '{print $1"|"$2"|"$3"\t"$4" "$5" "$6}' | LC_ALL=C sort -t $'\t' -k1,1
+  }
+  diffs=$(LC_ALL=C join -t $'\t' -a1 -a2 -e MISSING -o 0,1.2,2.2 <(keyed "$a") <(keyed "$b") | awk -F'\t' '$2 != $3')
   if [ -z "$diffs" ]; then
-    echo "digest: $(wc -l <"$a") reads, all identical"
+    echo "digest: $(keyed "$a" | wc -l) reads of the tests both records have, all identical"
     exit 0
   fi
   echo "$diffs" | head -50

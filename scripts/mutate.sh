@@ -25,15 +25,15 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 MUTATIONS=$(cat <<'EOF'
-promote-kind|||promote_types keeps the lower kind|||src/tensor/dtype.ts|||return A.category > B.category ? a : b;|||return A.category > B.category ? b : a;|||test/elementwise.test.ts test/property.test.ts
-promote-half|||float16 with bfloat16 gives the first, not float32|||src/tensor/dtype.ts|||return "float32"; // float16 with bfloat16|||return a; // float16 with bfloat16|||test/elementwise.test.ts test/property.test.ts
-combine-float|||a float 0-d/scalar no longer lifts an int tensor|||src/tensor/dtype.ts|||if (h === 0 || DTYPES[lower].category === 2) return|||if (h === 0) return|||test/elementwise.test.ts test/property.test.ts
-scalar-widen|||a same-kind JS scalar widens the tensor|||src/tensor/dtype.ts|||if (c <= DTYPES[t].category) return t;|||if (c < DTYPES[t].category) return t;|||test/elementwise.test.ts test/property.test.ts
-scalar-int32|||bool tensor with an int scalar gives int32|||src/tensor/dtype.ts|||c === 1 ? "int64" : "bool"|||c === 1 ? "int32" : "bool"|||test/elementwise.test.ts test/property.test.ts
-bcast-max|||broadcast takes the larger size, not the non-1|||src/tensor/shape.ts|||if (out[o] === 1) out[o] = d;|||if (out[o] < d) out[o] = d;|||test/elementwise.test.ts test/property.test.ts test/errors.test.ts
-bcast-align|||broadcast aligns shapes on the left|||src/tensor/shape.ts|||const o = rank - s.length + i, d = s[i];|||const o = i, d = s[i];|||test/elementwise.test.ts test/property.test.ts
-bstride-fast|||broadcastStrides fast path tests the target dim|||src/tensor/shape.ts|||same = shape[i] === to[i] || shape[i] !== 1;|||same = shape[i] === to[i] || to[i] !== 1;|||test/elementwise.test.ts test/property.test.ts test/movement.test.ts
-bstride-zero|||a broadcast size-1 dim keeps its stride|||src/tensor/shape.ts|||out[o] = shape[i] === 1 && to[o] !== 1 ? 0 : strides[i];|||out[o] = strides[i];|||test/elementwise.test.ts test/property.test.ts
+promote-kind|||promote_types keeps the lower kind|||src/base/dtype.ts|||return A.category > B.category ? a : b;|||return A.category > B.category ? b : a;|||test/elementwise.test.ts test/property.test.ts
+promote-half|||float16 with bfloat16 gives the first, not float32|||src/base/dtype.ts|||return "float32"; // float16 with bfloat16|||return a; // float16 with bfloat16|||test/elementwise.test.ts test/property.test.ts
+combine-float|||a float 0-d/scalar no longer lifts an int tensor|||src/base/dtype.ts|||if (h === 0 || DTYPES[lower].category === 2) return|||if (h === 0) return|||test/elementwise.test.ts test/property.test.ts
+scalar-widen|||a same-kind JS scalar widens the tensor|||src/base/dtype.ts|||if (c <= DTYPES[t].category) return t;|||if (c < DTYPES[t].category) return t;|||test/elementwise.test.ts test/property.test.ts
+scalar-int32|||bool tensor with an int scalar gives int32|||src/base/dtype.ts|||c === 1 ? "int64" : "bool"|||c === 1 ? "int32" : "bool"|||test/elementwise.test.ts test/property.test.ts
+bcast-max|||broadcast takes the larger size, not the non-1|||src/base/shape.ts|||if (out[o] === 1) out[o] = d;|||if (out[o] < d) out[o] = d;|||test/elementwise.test.ts test/property.test.ts test/errors.test.ts
+bcast-align|||broadcast aligns shapes on the left|||src/base/shape.ts|||const o = rank - s.length + i, d = s[i];|||const o = i, d = s[i];|||test/elementwise.test.ts test/property.test.ts
+bstride-fast|||broadcastStrides fast path tests the target dim|||src/base/shape.ts|||same = shape[i] === to[i] || shape[i] !== 1;|||same = shape[i] === to[i] || to[i] !== 1;|||test/elementwise.test.ts test/property.test.ts test/movement.test.ts
+bstride-zero|||a broadcast size-1 dim keeps its stride|||src/base/shape.ts|||out[o] = shape[i] === 1 && to[o] !== 1 ? 0 : strides[i];|||out[o] = strides[i];|||test/elementwise.test.ts test/property.test.ts
 permute-strides|||permute reorders shape but not strides|||src/tensor/movement.ts|||p.map((a) => t.strides[a])|||p.map((_, i) => t.strides[i])|||test/movement.test.ts test/property.test.ts
 slice-offset|||slice start ignores the axis stride|||src/tensor/movement.ts|||t.offset + s * t.strides[a], "slice"|||t.offset + s, "slice"|||test/movement.test.ts test/indexing.test.ts
 slice-len|||slice length rounds down with a step|||src/tensor/movement.ts|||Math.ceil((e - s) / step)|||Math.floor((e - s) / step)|||test/movement.test.ts test/indexing.test.ts

@@ -2,8 +2,8 @@ import * as pt from "../mod.ts";
 import { check, native } from "../src/runtime/native.ts";
 import { ArgBlock, type ViewRef } from "../src/kernels/block.ts";
 import type { Expr } from "../src/kernels/ir.ts";
-import { rendererFor, runElementwise } from "../src/kernels/launch.ts";
-import { type DType, DTYPES } from "../src/tensor/dtype.ts";
+import { elementwiseProgramFor, rendererFor, runElementwise } from "../src/kernels/launch.ts";
+import { type DType, DTYPES } from "../src/base/dtype.ts";
 import { assert, assertClose, assertTensorError, rng, test, testUnless } from "./harness.ts";
 
 const f32 = Math.fround;
@@ -295,12 +295,8 @@ const bin = (op: "add" | "sub" | "mul" | "div" | "mod" | "gt" | "logicalXor", a:
 
 /** The general program and the linear-layout one for views of these dtypes (the same where the language has none). */
 function programsFor(expr: Expr, dtypes: readonly DType[]): { general: number; linear: number } {
-  const r = rendererFor(dev), n = dtypes.length - 1;
-  const g = r.elementwise(expr, n);
-  const general = dev.program(g.kind, g.source, g.key, n + 1);
-  if (!r.elementwiseLinear) return { general, linear: general };
-  const l = r.elementwiseLinear(expr, n, dtypes.map((d) => DTYPES[d].code));
-  return { general, linear: dev.program(l.kind, l.source, l.key, n + 1) };
+  const n = dtypes.length - 1;
+  return { general: elementwiseProgramFor(dev, expr, n), linear: elementwiseProgramFor(dev, expr, n, dtypes.map((d) => DTYPES[d].code)) };
 }
 
 /** The programs launched while fn runs, in order (pt_launch watched). */

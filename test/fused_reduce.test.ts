@@ -9,7 +9,7 @@
  */
 import * as pt from "../mod.ts";
 import { fusesReductions } from "../src/kernels/launch.ts";
-import { DTYPES } from "../src/tensor/dtype.ts";
+import { DTYPES } from "../src/base/dtype.ts";
 import { assert, assertClose, rng, test } from "./harness.ts";
 
 const dev = pt.defaultDevice();

@@ -13,7 +13,7 @@ import * as pt from "../mod.ts";
 import { check, native } from "../src/runtime/native.ts";
 import { ArgBlock } from "../src/kernels/block.ts";
 import { encodeBytecode, type Expr } from "../src/kernels/ir.ts";
-import { rendererFor } from "../src/kernels/launch.ts";
+import { type Renderer, rendererFor } from "../src/kernels/launch.ts";
 import { assert, assertClose, assertTensorError, env, rng, test, testUnless } from "./harness.ts";
 
 const dev = pt.defaultDevice();
@@ -580,4 +580,35 @@ test("a launch whose block is not its program's layout is refused with a TensorE
     () => pt.device("cpu").program("ew", new Uint8Array(words.buffer), "layout-test:neg", 3),
     /declared 3 views \(2 inputs \+ output\) but its bytecode has 1 input$/,
   );
+});
+
+test("a device renders and compiles each program once: a structure launched again, eagerly or lazily, renders nothing", () => {
+  const r = rendererFor(dev) as { -readonly [K in keyof Renderer]: Renderer[K] };
+  const calls: string[] = [];
+  const saved = { elementwise: r.elementwise, elementwiseLinear: r.elementwiseLinear, template: r.template };
+  r.elementwise = (e, n) => (calls.push("ew"), saved.elementwise.call(r, e, n));
+  if (saved.elementwiseLinear) r.elementwiseLinear = (e, n, d) => (calls.push("linear"), saved.elementwiseLinear!.call(r, e, n, d));
+  r.template = (name) => (calls.push(name), saved.template.call(r, name));
+  try {
+    // A structure no other test uses (three distinct constants keep its tree apart).
+    const step = (x: pt.Tensor) => pt.tidy(() => x.mul(1.25).add(-0.375).maximum(0.0625).toArray());
+    using a = pt.tensor([1, 2, 3]), b = pt.tensor([[4, 5], [6, 7]]).transpose(0, 1);
+    const first = [...step(a)];
+    const renders = calls.length;
+    assert.ok(renders >= 1, "the first launch rendered its program");
+    assertClose(step(a), first);
+    for (let i = 0; i < 10; i++) step(a);
+    assert.equal(calls.length, renders, "the same structure and layout again: no render");
+    assertClose(step(b), [4.625, 7.125, 5.875, 8.375].map((v) => Math.max(v, 0.0625)));
+    const strided = calls.length;
+    step(b);
+    assert.equal(calls.length, strided, "the strided layout's program, once made, is found too");
+    using s = pt.tensor([5, 1, 4]);
+    s.sum().item();
+    const reduced = calls.length;
+    s.sum().item();
+    assert.equal(calls.length, reduced, "a template too");
+  } finally {
+    Object.assign(r, saved);
+  }
 });

@@ -4,7 +4,7 @@
  * fresh leaves on the arguments' storage, so the arguments themselves gain no `grad` and the
  * graph is freed before the call returns.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { aliasOf, Tensor } from "../tensor/tensor.ts";
 import { zerosLike } from "../tensor/creation.ts";
 import { differentiable, enableGrad } from "./graph.ts";

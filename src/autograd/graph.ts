@@ -15,9 +15,9 @@
  * of every node it ran, unless retainGraph; the gradients of leaves (tensors made by
  * the user with requiresGrad) accumulate into `leaf.grad`, which the leaf owns.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { keepOwner } from "../runtime/ownership.ts";
-import type { DType } from "../tensor/dtype.ts";
+import type { DType } from "../base/dtype.ts";
 import { aliasOf, Tensor } from "../tensor/tensor.ts";
 import { bufferVersion } from "../tensor/inplace.ts";
 import { full } from "../tensor/creation.ts";

@@ -11,7 +11,7 @@
 import { type IndexMode, type Scalar, Tensor, type TensorLike } from "../tensor/tensor.ts";
 import { full, zeros } from "../tensor/creation.ts";
 import { cat } from "../tensor/movement.ts";
-import { broadcastShapes, normalizeAxis } from "../tensor/shape.ts";
+import { broadcastShapes, normalizeAxis } from "../base/shape.ts";
 import { record } from "./graph.ts";
 import { unbroadcast } from "./elementwise.ts";
 

@@ -9,7 +9,7 @@
 import type { ReduceOp } from "../tensor/reduce.ts";
 import type { Tensor } from "../tensor/tensor.ts";
 import { full } from "../tensor/creation.ts";
-import { normalizeAxes, normalizeAxis } from "../tensor/shape.ts";
+import { normalizeAxes, normalizeAxis } from "../base/shape.ts";
 import { record } from "./graph.ts";
 
 /** The reduced axes, as reduce() normalizes them (none for a 0-d input). */

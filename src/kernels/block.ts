@@ -5,7 +5,7 @@
  * shim keeps no pointer into it afterwards; a block built while another is open (never
  * the case today) gets its own storage.
  */
-import { type DType, DTYPES } from "../tensor/dtype.ts";
+import { type DType, DTYPES } from "../base/dtype.ts";
 
 /** A strided window on a device buffer; what kernels read and write. */
 export interface ViewRef {

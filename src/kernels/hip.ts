@@ -44,27 +44,13 @@ export function hipTemplateSource(name: string): string {
   return cudaToHip(cudaTemplateSource(name));
 }
 
-interface Program {
-  kind: string;
-  source: Uint8Array;
-  key: string;
-}
-
-/**
- * A renderer that rewrites the CUDA renderer's programs with `wrap`, caching by the CUDA
- * key (one CUDA structure gives one program); prefix replaces the key's "cuda".
- */
+/** A renderer that rewrites the CUDA renderer's programs with `wrap`; prefix replaces the key's "cuda". */
 function derived(prefix: string, wrap: (cuda: string) => string): Renderer {
-  const cache = new Map<string, Program>();
-  const convert = (p: { kind: string; source: Uint8Array; key: string }): Program => {
-    const key = `${prefix}:${p.key.replace(/^cuda:/, "")}`;
-    let prog = cache.get(key);
-    if (!prog) {
-      prog = { kind: p.kind, source: toBytes(wrap(fromBytes(p.source))), key };
-      cache.set(key, prog);
-    }
-    return prog;
-  };
+  const convert = (p: { kind: string; source: Uint8Array; key: string }) => ({
+    kind: p.kind,
+    source: toBytes(wrap(fromBytes(p.source))),
+    key: `${prefix}:${p.key.replace(/^cuda:/, "")}`,
+  });
   return {
     elementwise: (expr, ninputs) => convert(cudaRenderer.elementwise(expr, ninputs)),
     elementwiseLinear: (expr, ninputs, dtypes) => convert(cudaRenderer.elementwiseLinear!(expr, ninputs, dtypes)),

@@ -4,7 +4,7 @@
  * structure (not its sizes or constant values) is the program's cache key, so one compiled
  * program serves every shape and value. Op codes match blocks.h's bytecode.
  */
-import { type DType, DTYPES } from "../tensor/dtype.ts";
+import { type DType, DTYPES } from "../base/dtype.ts";
 
 export const UNARY = {
   neg: 10,

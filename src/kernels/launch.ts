@@ -6,8 +6,8 @@ import { native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
 import { encodeBytecode, type Expr, exprKey, sameExpr } from "./ir.ts";
-import { type OpName, TensorError, underOp, withOp } from "../runtime/errors.ts";
-import { DTYPES } from "../tensor/dtype.ts";
+import { type OpName, TensorError, underOp, withOp } from "../base/errors.ts";
+import { DTYPES } from "../base/dtype.ts";
 import { orderLaunch, queuedOn, queueFailure, queueFor, scoped, tracking } from "../runtime/queue.ts";
 
 /** A renderer turns IR into a program of the device's kernel language. */
@@ -31,9 +31,10 @@ export interface Renderer {
 
 /**
  * A Renderer for a source language, from its elementwise and template source functions:
- * programs are cached by structure (the bytecode; the template name) under keys
+ * programs are named by structure (the bytecode; the template name) with keys
  * "<prefix>:<bytecode>" and "<prefix>:t:<name>", and sources end with a NUL byte so a
- * driver may hand them to a C compiler API as they are.
+ * driver may hand them to a C compiler API as they are. Renderers cache nothing: a device
+ * renders a program only when its own cache (Device.programFor) lacks it.
  */
 export function sourceRenderer(
   prefix: string,
@@ -45,49 +46,29 @@ export function sourceRenderer(
   reducePerOp = false,
 ): Renderer {
   const encoder = new TextEncoder();
-  const programs = new Map<string, { kind: string; source: Uint8Array; key: string }>();
-  const cached = (key: string, kind: string, render: () => string) => {
-    let prog = programs.get(key);
-    if (!prog) programs.set(key, prog = { kind, source: encoder.encode(`${render()}\0`), key });
-    return prog;
-  };
+  const prog = (key: string, kind: string, text: string) => ({ kind, source: encoder.encode(`${text}\0`), key });
   return {
     elementwise(expr, ninputs) {
       const words = encodeBytecode(expr, ninputs);
-      return cached(`${prefix}:${words.join(",")}`, "ew", () => ew(words));
+      return prog(`${prefix}:${words.join(",")}`, "ew", ew(words));
     },
-    template: (name) => cached(`${prefix}:t:${name}`, name, () => template(name)),
+    template: (name) => prog(`${prefix}:t:${name}`, name, template(name)),
     ...(specializesLinear && {
       elementwiseLinear(expr: Expr, ninputs: number, dtypes: readonly number[]) {
         const words = encodeBytecode(expr, ninputs);
-        return cached(`${prefix}:L${dtypes.join(".")}:${words.join(",")}`, "ew", () => ew(words, dtypes));
+        return prog(`${prefix}:L${dtypes.join(".")}:${words.join(",")}`, "ew", ew(words, dtypes));
       },
     }),
     ...(ewReduce && {
       elementwiseReduce(expr: Expr, ninputs: number, op: number) {
         const words = encodeBytecode(expr, ninputs);
-        const key = `${prefix}:R${reducePerOp ? op : ""}:${words.join(",")}`;
-        return cached(key, "ewreduce", () => ewReduce(words, op));
+        return prog(`${prefix}:R${reducePerOp ? op : ""}:${words.join(",")}`, "ewreduce", ewReduce(words, op));
       },
     }),
   };
 }
 
-const bytecodeRenderer: Renderer = {
-  elementwise(expr, ninputs) {
-    const words = encodeBytecode(expr, ninputs);
-    return { kind: "ew", source: new Uint8Array(words.buffer), key: `ew:${words.join(",")}` };
-  },
-  elementwiseReduce(expr, ninputs) {
-    const words = encodeBytecode(expr, ninputs);
-    return { kind: "ewreduce", source: new Uint8Array(words.buffer), key: `ewreduce:${words.join(",")}` };
-  },
-  template(name) {
-    return { kind: name, source: new Uint8Array(0), key: `t:${name}` };
-  },
-};
-
-const renderers = new Map<string, Renderer>([["bytecode", bytecodeRenderer]]);
+const renderers = new Map<string, Renderer>();
 
 /** Backends register the renderer of their language here. */
 export function registerRenderer(language: string, r: Renderer): void {
@@ -115,56 +96,63 @@ function launch(device: Device, program: number, block: ArgBlock, op: OpName): v
   else queuedOn(device, q);
 }
 
-/** Compiled programs by expression structure, per device: a hit skips rendering. */
-interface Programs {
+/**
+ * Per device: its renderer, and the last few elementwise lookups, matched by comparing trees,
+ * so that a loop of small ops finds its program without building the string key (a fifth of
+ * the lookup's cost). The programs themselves live in the device's one cache (programFor),
+ * under structural keys: "ew:<inputs>:<tree>" (":L<dtypes>" for the linear layout),
+ * "ewreduce:<op>:<inputs>:<tree>", "t:<template>".
+ */
+interface Lookup {
   epoch: number;
   renderer: Renderer;
-  programs: Map<string, number>;
-  /**
-   * The last few elementwise lookups, matched by comparing trees: a loop of small ops
-   * finds its program here without building the string key (a fifth of the lookup's cost).
-   */
   recent: { expr: Expr; ninputs: number; linear: number; program: number }[];
   next: number;
 }
 const RECENT = 8;
-const byStructure = new WeakMap<Device, Programs>();
+const lookups = new WeakMap<Device, Lookup>();
 
-function programsOf(device: Device): Programs {
-  let cache = byStructure.get(device);
-  if (!cache || cache.epoch !== device.epoch) {
-    byStructure.set(device, cache = { epoch: device.epoch, renderer: rendererFor(device), programs: new Map(), recent: [], next: 0 });
+function lookupOf(device: Device): Lookup {
+  let l = lookups.get(device);
+  if (!l || l.epoch !== device.epoch) { // close() empties the device's cache: the handles here went with it
+    lookups.set(device, l = { epoch: device.epoch, renderer: rendererFor(device), recent: [], next: 0 });
   }
-  return cache;
+  return l;
 }
 
 /**
  * The program of expr, by structure; for the linear layout (`linear` >= 0: the views' dtype
  * codes packed in base 8, output first) the renderer's linear program of those dtypes.
  */
-function elementwiseProgram(device: Device, cache: Programs, expr: Expr, ninputs: number, linear: number): number {
-  for (const r of cache.recent) if (r.ninputs === ninputs && r.linear === linear && sameExpr(r.expr, expr)) return r.program;
-  const program = programByKey(device, cache, expr, ninputs, linear);
-  cache.recent[cache.next] = { expr, ninputs, linear, program };
-  cache.next = (cache.next + 1) % RECENT;
+function elementwiseProgram(device: Device, l: Lookup, expr: Expr, ninputs: number, linear: number): number {
+  for (const r of l.recent) if (r.ninputs === ninputs && r.linear === linear && sameExpr(r.expr, expr)) return r.program;
+  const program = programByKey(device, l.renderer, expr, ninputs, linear);
+  l.recent[l.next] = { expr, ninputs, linear, program };
+  l.next = (l.next + 1) % RECENT;
   return program;
 }
 
-function programByKey(device: Device, { renderer, programs }: Programs, expr: Expr, ninputs: number, linear: number): number {
-  const key = linear >= 0 ? `${ninputs}:${exprKey(expr)}:L${linear}` : `${ninputs}:${exprKey(expr)}`;
-  let program = programs.get(key);
-  if (program === undefined) {
-    const prog = linear >= 0
+function programByKey(device: Device, renderer: Renderer, expr: Expr, ninputs: number, linear: number): number {
+  const key = linear >= 0 ? `ew:${ninputs}:${exprKey(expr)}:L${linear}` : `ew:${ninputs}:${exprKey(expr)}`;
+  return device.programFor(key, ninputs + 1, () =>
+    // its layout: output + inputs views
+    linear >= 0
       ? renderer.elementwiseLinear!(
         expr,
         ninputs,
         Array.from({ length: ninputs + 1 }, (_, v) => Math.floor(linear / 8 ** (ninputs - v)) % 8),
       )
-      : renderer.elementwise(expr, ninputs);
-    program = device.program(prog.kind, prog.source, prog.key, ninputs + 1); // its layout: output + inputs views
-    programs.set(key, program);
-  }
-  return program;
+      : renderer.elementwise(expr, ninputs));
+}
+
+/**
+ * The program a launch of expr takes on device, from the device's cache (rendered and compiled on a miss): the general
+ * one, or with `dtypes` (the views' dtype codes, output first) the linear-layout one, where the renderer has one. For tests.
+ */
+export function elementwiseProgramFor(device: Device, expr: Expr, ninputs: number, dtypes?: readonly number[]): number {
+  const l = lookupOf(device);
+  const linear = dtypes === undefined || !l.renderer.elementwiseLinear ? -1 : dtypes.reduce((acc, c) => acc * 8 + c, 0);
+  return programByKey(device, l.renderer, expr, ninputs, linear);
 }
 
 /**
@@ -208,9 +196,9 @@ export function runElementwise(
     const cshape = c === null ? shape : c.shape;
     block.put(cshape.length).pad8(cshape, 1).put(views.length);
     for (let k = 0; k < views.length; k++) block.view(views[k], c === null ? views[k].strides : c.strides[k]);
-    const cache = programsOf(device);
-    const linear = cache.renderer.elementwiseLinear ? linearLayout(cshape, c === null ? null : c.strides, views) : -1;
-    program = elementwiseProgram(device, cache, expr, inputs.length, linear);
+    const l = lookupOf(device);
+    const linear = l.renderer.elementwiseLinear ? linearLayout(cshape, c === null ? null : c.strides, views) : -1;
+    program = elementwiseProgram(device, l, expr, inputs.length, linear);
     block.put(consts.length);
     for (let i = 0; i < consts.length; i++) block.put(consts[i]);
   } catch (e) {
@@ -222,7 +210,7 @@ export function runElementwise(
 
 /** Whether the device's renderer has "ewreduce" programs (else a reduction materializes its input first). */
 export function fusesReductions(device: Device): boolean {
-  return programsOf(device).renderer.elementwiseReduce !== undefined;
+  return lookupOf(device).renderer.elementwiseReduce !== undefined;
 }
 
 /**
@@ -249,14 +237,9 @@ export function runElementwiseReduce(
       block.push(reduce.op, reduce.ddof, c.shape.length).pad8(c.shape, 1).push(reduce.start, reduce.rows, reduce.rowlen);
       block.push(inputs.length + 1).view(out, [outStride]);
       inputs.forEach((v, k) => block.view(v, c.strides[k]));
-      const { renderer, programs } = programsOf(device);
-      const key = `R${reduce.op}:${inputs.length}:${exprKey(expr)}`;
-      let p = programs.get(key);
-      if (p === undefined) {
-        const prog = renderer.elementwiseReduce!(expr, inputs.length, reduce.op);
-        programs.set(key, p = device.program(prog.kind, prog.source, prog.key, inputs.length + 1));
-      }
-      return p;
+      const renderer = lookupOf(device).renderer;
+      const key = `ewreduce:${reduce.op}:${inputs.length}:${exprKey(expr)}`;
+      return device.programFor(key, inputs.length + 1, () => renderer.elementwiseReduce!(expr, inputs.length, reduce.op));
     });
     block.push(consts.length, ...consts);
   } catch (e) {
@@ -297,8 +280,7 @@ export function settle(device: Device, op: string): void {
 
 /** Runs a built-in template (reduce, sort, gather, ...) with a block the caller filled. */
 export function runTemplate(device: Device, name: string, op: string, fill: (b: ArgBlock) => void): void {
-  const prog = rendererFor(device).template(name);
-  const program = device.program(prog.kind, prog.source, prog.key);
+  const program = device.programFor(`t:${name}`, 0, () => lookupOf(device).renderer.template(name));
   const block = new ArgBlock();
   try {
     withOp(op, () => fill(block));

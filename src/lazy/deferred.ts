@@ -16,12 +16,12 @@
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { allocBuffer } from "../runtime/ownership.ts";
-import { type OpName, TensorError } from "../runtime/errors.ts";
+import { type OpName, TensorError } from "../base/errors.ts";
 import { runElementwise } from "../kernels/launch.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import type { Expr } from "../kernels/ir.ts";
-import { type DType, DTYPES } from "../tensor/dtype.ts";
-import { checkBytes, denseStrides, MAX_BYTES, numel, sealed } from "../tensor/shape.ts";
+import { type DType, DTYPES } from "../base/dtype.ts";
+import { checkBytes, denseStrides, MAX_BYTES, numel, sealed } from "../base/shape.ts";
 
 /** A strided view on a buffer the node holds one reference to. */
 export interface Leaf extends ViewRef {

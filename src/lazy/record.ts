@@ -12,8 +12,8 @@
  */
 import type { Device } from "../runtime/device.ts";
 import type { Expr } from "../kernels/ir.ts";
-import type { DType } from "../tensor/dtype.ts";
-import { broadcastStrides, sameShape, sealed } from "../tensor/shape.ts";
+import type { DType } from "../base/dtype.ts";
+import { broadcastStrides, sameShape, sealed } from "../base/shape.ts";
 import { Deferred, type Leaf, type LeafRefs, type OpTrail, retainLeaves } from "./deferred.ts";
 
 /** What record() needs from a tensor operand (tensor.ts implements it). */

@@ -11,10 +11,10 @@
  * would lose it to cancellation (1 - float32(0.999) is off by 1.3e-5 relative). Kernels per
  * parameter and step: the counters, m, v, (AMSGrad: the maximum) and p, each writing in place.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { tensor, zeros } from "../tensor/creation.ts";
 import { Tensor } from "../tensor/tensor.ts";
-import type { DType } from "../tensor/dtype.ts";
+import type { DType } from "../base/dtype.ts";
 import {
   type Algorithm,
   assign,

@@ -20,10 +20,10 @@
  */
 import { differentiable, noGrad } from "../autograd/graph.ts";
 import type { Device } from "../runtime/device.ts";
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { keepOwner } from "../runtime/ownership.ts";
 import { full } from "../tensor/creation.ts";
-import type { DType } from "../tensor/dtype.ts";
+import type { DType } from "../base/dtype.ts";
 import { writeInto } from "../tensor/inplace.ts";
 import { Tensor } from "../tensor/tensor.ts";
 import { tidy } from "../tensor/tidy.ts";

@@ -5,7 +5,7 @@
  * captured training step replays with the new rate). Call step() outside a captured step:
  * its JavaScript does not run on a replay.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { checkNumber, describe, type Optimizer } from "./optimizer.ts";
 
 /** A scheduler's state, as `stateDict()` returns it and `loadStateDict()` takes it. */

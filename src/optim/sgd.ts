@@ -8,7 +8,7 @@
  * optimizer; a 0-d "started" flag on the device says whether it holds a gradient yet, so a
  * first step recorded by pt.capture still initialises the buffer only once when replayed.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { zeros } from "../tensor/creation.ts";
 import { where } from "../tensor/elementwise.ts";
 import type { Tensor } from "../tensor/tensor.ts";

@@ -5,7 +5,7 @@
  * before then fail with a TensorError that says so.
  */
 import { check, native, readString, runtime, utf8 } from "./native.ts";
-import { onContextLost, TensorError } from "./errors.ts";
+import { onContextLost, TensorError } from "../base/errors.ts";
 
 /** Preference when no device is named: vendor compute APIs first, the CPU last. */
 const PREFERENCE = ["cuda", "hip", "metal", "vulkan", "cpu"];
@@ -192,9 +192,18 @@ export class Device {
    * refuses launches whose block is another, and stores it with compiled images on disk.
    */
   program(kind: string, source: Uint8Array, key: string, views = 0): number {
+    return this.programFor(key, views, () => ({ kind, source }));
+  }
+
+  /**
+   * @internal The program cached under `key` and `views` (see program()), rendered by `render` and compiled only when
+   * this device has none yet: the one program cache of the TypeScript layer (renderers keep none), emptied by close().
+   */
+  programFor(key: string, views: number, render: () => { kind: string; source: Uint8Array }): number {
     const slot = views === 0 ? key : `${key}|${views}`; // templates (views 0) pay no concatenation per launch
     let p = this.#programs.get(slot);
     if (p === undefined) {
+      const { kind, source } = render();
       const k = utf8(kind);
       p = check(
         native.pt_program_create_layout(this.handle, k, k.length, source, source.length, views),

@@ -4,7 +4,7 @@
  * every call here is synchronous and none keeps a pointer after it returns.
  */
 import { native, runtime } from "../ffi/load.ts";
-import { type OpName, TensorError } from "./errors.ts";
+import { type OpName, TensorError } from "../base/errors.ts";
 
 export { native, runtime };
 

@@ -30,7 +30,7 @@
  */
 import { check, native, runtime } from "./native.ts";
 import type { Device } from "./device.ts";
-import { type OpName, TensorError } from "./errors.ts";
+import { type OpName, TensorError } from "../base/errors.ts";
 
 /** What one registered tensor owns; `node` set: an attachment to a deferred node, else a buffer reference. */
 export interface Held {

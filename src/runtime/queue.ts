@@ -26,7 +26,7 @@
  */
 import { check, lastError, native, statusName } from "./native.ts";
 import { type Device, device as resolveDevice } from "./device.ts";
-import { type OpName, TensorError } from "./errors.ts";
+import { type OpName, TensorError } from "../base/errors.ts";
 
 const PT_EHANDLE = -2, PT_EDRIVER = -5, PT_EKERNEL = -6;
 

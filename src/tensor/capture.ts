@@ -18,11 +18,11 @@
  */
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { closeScope, keepOwner, openScope } from "../runtime/ownership.ts";
 import { Tensor, viewOf } from "./tensor.ts";
 import { copyInto } from "./elementwise.ts";
-import { fmtShape, sameShape } from "./shape.ts";
+import { fmtShape, sameShape } from "../base/shape.ts";
 import { queuedOn, queueFor } from "../runtime/queue.ts";
 
 /** Options of pt.capture(). */

@@ -12,8 +12,8 @@
 import { type Device, device as resolveDevice, withDevice } from "../runtime/device.ts";
 import { eager } from "../lazy/deferred.ts";
 import { setAllocTracer, type Tensor, viewOf } from "./tensor.ts";
-import { isFloat } from "./dtype.ts";
-import { fmtShape } from "./shape.ts";
+import { isFloat } from "../base/dtype.ts";
+import { fmtShape } from "../base/shape.ts";
 
 /**
  * The first op whose outputs differ between the two devices of pt.compareBackends(). Where the two runs made

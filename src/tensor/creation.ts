@@ -5,7 +5,7 @@
  * TensorFlow.js, because a JS number carries no integer type; bigint data gives int64.
  */
 import { differentiable } from "../autograd/graph.ts";
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
 import { check, native } from "../runtime/native.ts";
 import {
@@ -18,8 +18,8 @@ import {
   hostArrayFor,
   hostDType,
   isFloat,
-} from "./dtype.ts";
-import { checkShape, describeValue, fmtShape, numel } from "./shape.ts";
+} from "../base/dtype.ts";
+import { checkShape, describeValue, fmtShape, numel } from "../base/shape.ts";
 import { allocTensor, type NestedArray, type Scalar, Tensor, wrapBuffer } from "./tensor.ts";
 import { castExpr, generate } from "./elementwise.ts";
 import { upload } from "./transfer.ts";

@@ -3,7 +3,7 @@
  * an expression tree (kernels/ir.ts) over the broadcast operands. JS scalars become
  * constants in the argument block, so the compiled program serves every value.
  */
-import { TensorError, underOp } from "../runtime/errors.ts";
+import { TensorError, underOp } from "../base/errors.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import type { Device } from "../runtime/device.ts";
 import { runElementwise, settle } from "../kernels/launch.ts";
@@ -19,8 +19,8 @@ import {
   promoteTypes,
   promoteWithScalar,
   scalarDType,
-} from "./dtype.ts";
-import { broadcastShapes, broadcastStrides, checkBytes, describeValue, fmtShape, sameShape } from "./shape.ts";
+} from "../base/dtype.ts";
+import { broadcastShapes, broadcastStrides, checkBytes, describeValue, fmtShape, sameShape } from "../base/shape.ts";
 import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
 import { lazyEnabled } from "../lazy/deferred.ts";
 import { record, recordStep, stepVia } from "../lazy/record.ts";

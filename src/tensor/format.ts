@@ -12,7 +12,7 @@
  * unreadable tensor prints as tensor(<disposed>, ...) or tensor(<unreadable: why>, ...).
  */
 import type { Tensor } from "./tensor.ts";
-import { fmtShape } from "./shape.ts";
+import { fmtShape } from "../base/shape.ts";
 import { cat, narrow } from "./movement.ts";
 
 const THRESHOLD = 1000;

@@ -7,13 +7,13 @@
  * Decisions: scatter/indexPut convert src/values to the input's dtype (PyTorch requires
  * equal dtypes); bool index tensors are rejected (use maskedSelect / maskedFill).
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { hostQueue } from "../runtime/queue.ts";
 import { runTemplate, settle } from "../kernels/launch.ts";
 import type { ViewRef } from "../kernels/block.ts";
-import { type DType, DTYPES } from "./dtype.ts";
+import { type DType, DTYPES } from "../base/dtype.ts";
 import {
   broadcastShapes,
   broadcastStrides,
@@ -25,7 +25,7 @@ import {
   numel,
   sameShape,
   type Shape,
-} from "./shape.ts";
+} from "../base/shape.ts";
 import { allocTensor, type IndexMode, Tensor, type TensorLike } from "./tensor.ts";
 import { commonDevice, copyInto } from "./elementwise.ts";
 import { fill } from "./creation.ts";

@@ -10,11 +10,11 @@
  * place (p - lr * g into p, say); otherwise it is computed first and copied. Each write
  * bumps its storage's version, which the autograd graph compares with the version it saved.
  */
-import { TensorError, withOp } from "../runtime/errors.ts";
+import { TensorError, withOp } from "../base/errors.ts";
 import { runReadersOf } from "../lazy/deferred.ts";
-import { sameShape } from "./shape.ts";
+import { sameShape } from "../base/shape.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
-import { DTYPES } from "./dtype.ts";
+import { DTYPES } from "../base/dtype.ts";
 import * as ew from "./elementwise.ts";
 import * as mv from "./movement.ts";
 import { gradEnabled, wantsGrad } from "../autograd/graph.ts";

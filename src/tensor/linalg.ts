@@ -5,10 +5,10 @@
  * zero strides. The kernel computes in f32, f64, i32 or i64: float16/bfloat16 operands
  * run in float32 and uint8 in int32, and the result is cast back to the promoted dtype.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { runTemplate } from "../kernels/launch.ts";
-import { type DType, promoteTypes } from "./dtype.ts";
-import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK } from "./shape.ts";
+import { type DType, promoteTypes } from "../base/dtype.ts";
+import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK } from "../base/shape.ts";
 import { allocTensor, Tensor } from "./tensor.ts";
 import { cast, commonDevice, generate } from "./elementwise.ts";
 import { gradEnabled, wantsGrad } from "../autograd/graph.ts";

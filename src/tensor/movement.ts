@@ -7,11 +7,21 @@
  * nothing: what the ops use inside (contiguousOp and cloneOp also for other modules' reads
  * and copies, which must not record).
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { allocTensor, deferredTensor, type Tensor, viewOf } from "./tensor.ts";
-import { checkShape, contiguousStrides, fmtShape, MAX_RANK, normalizeAxes, normalizeAxis, numel, sameShape, type Shape } from "./shape.ts";
+import {
+  checkShape,
+  contiguousStrides,
+  fmtShape,
+  MAX_RANK,
+  normalizeAxes,
+  normalizeAxis,
+  numel,
+  sameShape,
+  type Shape,
+} from "../base/shape.ts";
 import { commonDevice, copyInto } from "./elementwise.ts";
-import { promoteTypes } from "./dtype.ts";
+import { promoteTypes } from "../base/dtype.ts";
 import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
 import * as grad from "../autograd/movement.ts";
 

@@ -8,12 +8,12 @@
  * bfloat16 keeps 11 / 8 random bits (as PyTorch does), since rounding a float32 sample to
  * a half type could give 1.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
 import { asLeaf, type CreateOptions, type ShapeArg } from "./creation.ts";
 import { runTemplate } from "../kernels/launch.ts";
-import { checkDType, type DType, isFloat } from "./dtype.ts";
-import { checkShape, fmtShape, numel } from "./shape.ts";
+import { checkDType, type DType, isFloat } from "../base/dtype.ts";
+import { checkShape, fmtShape, numel } from "../base/shape.ts";
 import { allocTensor, type Tensor } from "./tensor.ts";
 import { binary, cast, unary } from "./elementwise.ts";
 

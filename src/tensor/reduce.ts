@@ -12,12 +12,12 @@
  */
 import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
 import * as grad from "../autograd/reduce.ts";
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { fusesReductions, runElementwiseReduce, runTemplate } from "../kernels/launch.ts";
 import { type Deferred, lazyEnabled } from "../lazy/deferred.ts";
 import { storesExactly } from "../lazy/record.ts";
-import { type DType, isFloat } from "./dtype.ts";
-import { contiguousStrides, fmtShape, normalizeAxes, normalizeAxis, numel } from "./shape.ts";
+import { type DType, isFloat } from "../base/dtype.ts";
+import { contiguousStrides, fmtShape, normalizeAxes, normalizeAxis, numel } from "../base/shape.ts";
 import { allocTensor, type Tensor } from "./tensor.ts";
 import { cat, narrow, reshape } from "./movement.ts";
 import { binary, cast } from "./elementwise.ts";

@@ -3,9 +3,9 @@
  * row along `axis`, the outer dims being every other dim. NaN sorts above every number
  * (last ascending, first descending), as in PyTorch. Indices are int64.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { runTemplate } from "../kernels/launch.ts";
-import { fmtShape, normalizeAxis } from "./shape.ts";
+import { fmtShape, normalizeAxis } from "../base/shape.ts";
 import { allocTensor, Tensor } from "./tensor.ts";
 import { clone, narrow } from "./movement.ts";
 import { gradEnabled, wantsGrad } from "../autograd/graph.ts";

@@ -6,12 +6,12 @@
  * base's memory alive and disposing the base first is safe.
  */
 import type { Device } from "../runtime/device.ts";
-import { TensorError, withOp } from "../runtime/errors.ts";
+import { TensorError, withOp } from "../base/errors.ts";
 import { allocBuffer, drop, type Held, heldNow, holdBuffer, release, track } from "../runtime/ownership.ts";
 import { type Deferred, type DimMap, viewOfDeferred } from "../lazy/deferred.ts";
 import { check, native } from "../runtime/native.ts";
-import { type DType, DTYPES, type HostArray } from "./dtype.ts";
-import { checkBytes, contiguousStrides, denseStrides, numel, sealed, type Shape } from "./shape.ts";
+import { type DType, DTYPES, type HostArray } from "../base/dtype.ts";
+import { checkBytes, contiguousStrides, denseStrides, numel, sealed, type Shape } from "../base/shape.ts";
 import * as ew from "./elementwise.ts";
 import * as mv from "./movement.ts";
 import * as red from "./reduce.ts";

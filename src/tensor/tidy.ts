@@ -3,7 +3,7 @@
  * function returns, for the intermediates a chain such as `x.matmul(w).relu()` makes and
  * never names. The scope lists live in ownership.ts, which sees every tensor as it is made.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "../base/errors.ts";
 import { closeScope, collect, keepOwner, openScope, type Owner } from "../runtime/ownership.ts";
 import { Tensor } from "./tensor.ts";
 

@@ -2,12 +2,12 @@
  * Moving data between a tensor and the host or another device. Reads make the tensor
  * contiguous (and widen float16/bfloat16 to float32) on its device first, then copy once.
  */
-import { TensorError, withOp } from "../runtime/errors.ts";
+import { TensorError, withOp } from "../base/errors.ts";
 import { check, native } from "../runtime/native.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
 import { hostQueue, queueFailure, whenWritten } from "../runtime/queue.ts";
-import { checkDType, type DType, DTYPES, type HostArray, hostArrayFor, hostDType } from "./dtype.ts";
-import { fmtShape, numel } from "./shape.ts";
+import { checkDType, type DType, DTYPES, type HostArray, hostArrayFor, hostDType } from "../base/dtype.ts";
+import { fmtShape, numel } from "../base/shape.ts";
 import { allocTensor, type NestedArray, type Tensor, viewOf } from "./tensor.ts";
 import { cast } from "./elementwise.ts";
 import { contiguousOp } from "./movement.ts";

@@ -9,7 +9,7 @@
  */
 import { preambleFor } from "./preamble.ts";
 import { REDUCE_CORE } from "./reduce.ts";
-import { DTYPES } from "../../tensor/dtype.ts";
+import { DTYPES } from "../../base/dtype.ts";
 
 const MAGIC = 0x50540001;
 const MAX_ARGS = 240; // PT_CUDA_MAX_ARGS: the whole block must fit in pt_params.a

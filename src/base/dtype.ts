@@ -5,7 +5,7 @@
  * (bool < integer < float), so JS numbers and 0-d tensors never widen a tensor's dtype
  * within its kind, as Python scalars and 0-d tensors do not in PyTorch.
  */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "./errors.ts";
 
 /** The element types, named as PyTorch's dtypes (`torch.float32` is "float32"). */
 export type DType = "float32" | "float16" | "bfloat16" | "float64" | "int32" | "int64" | "uint8" | "bool";

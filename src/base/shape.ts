@@ -1,5 +1,5 @@
 /** Shapes, strides, broadcasting and axis arithmetic: pure functions, no device work. */
-import { TensorError } from "../runtime/errors.ts";
+import { TensorError } from "./errors.ts";
 
 export type Shape = readonly number[];
 export const MAX_RANK = 8;
