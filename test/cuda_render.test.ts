@@ -691,20 +691,24 @@ ${runs.join("\n")}
   },
 );
 
-test("every error report is spelled pt_fail(p.err, so the driver knows which programs can set the word", () => {
+test("every error report is spelled pt_fail(p.err, or PT_FAIL(PT_KERR_, so the driver knows which programs can set the word", () => {
   const sources: [string, string][] = Object.keys(CUDA_TEMPLATES).map((n) => [n, cudaTemplateSource(n)]);
   sources.push(["int_div", binarySource("div", "int32")], ["int_mod", binarySource("mod", "int64")], ...ewReduceCases());
-  const definition = /void pt_fail\(/g;
+  const count = (src: string, re: RegExp) => (src.match(re) ?? []).length;
   for (const [name, src] of sources) {
-    const calls = (src.match(/pt_fail\(/g) ?? []).length - (src.match(definition) ?? []).length;
-    const spelled = (src.match(/pt_fail\(p\.err,/g) ?? []).length;
+    // every call of either form, less the function's definition and the macro's definition and body
+    const calls = count(src, /pt_fail\(/g) - count(src, /void pt_fail\(/g) - count(src, /pt_fail\(\(p\)\.err,/g) +
+      count(src, /PT_FAIL\(/g) - count(src, /#define PT_FAIL\(/g);
+    const spelled = count(src, /pt_fail\(p\.err,|PT_FAIL\(PT_KERR_/g);
     assert(
       calls === spelled,
-      `${name}: ${calls} pt_fail calls, ${spelled} spelled pt_fail(p.err, (native/src/backends/cuda/program.c looks for that text)`,
+      `${name}: ${calls} error reports, ${spelled} spelled pt_fail(p.err, or PT_FAIL(PT_KERR_ (native/src/backends/cuda/program.c looks for them)`,
     );
   }
+  assert.match(cudaTemplateSource("gather"), /PT_FAIL\(PT_KERR_INDEX/, "a template's report through the macro");
   for (const [name, src] of [["int_div", binarySource("div", "int32")], ["index_get", cudaTemplateSource("index_get")]]) {
-    assert(src.includes("pt_fail(p.err,"), `${name} can fail, but its source has no pt_fail(p.err,`);
+    assert(/pt_fail\(p\.err,|PT_FAIL\(PT_KERR_/.test(src), `${name} can fail, but its source spells no report`);
   }
-  assert(!binarySource("add", "float32").includes("pt_fail(p.err,"), "a float add reports nothing, so its syncs skip the word");
+  const add = binarySource("add", "float32");
+  assert(!/pt_fail\(p\.err|PT_FAIL\(PT_KERR_/.test(add), "a float add reports nothing, so its syncs skip the word");
 });

@@ -26,11 +26,12 @@
  */
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
-import { PREAMBLE } from "./cuda/preamble.ts";
+import { CUDA_DIALECT, PREAMBLE } from "./cuda/preamble.ts";
+import { gather } from "./templates/index.ts";
 import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
 import { REDUCE, SCAN } from "./cuda/reduce.ts";
 import { SORT } from "./cuda/sort.ts";
-import { GATHER, INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./cuda/index.ts";
+import { INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./cuda/index.ts";
 import { MATMUL, PHILOX } from "./cuda/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
@@ -41,7 +42,7 @@ export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   scan: SCAN,
   matmul: MATMUL,
   sort: SORT,
-  gather: GATHER,
+  gather: gather(CUDA_DIALECT),
   scatter: SCATTER,
   index_put: INDEX_PUT,
   index_get: INDEX_GET,

@@ -33,33 +33,6 @@ static __device__ __forceinline__ void pt_combine(char *db, int ddt, pt_i64 di, 
 #define PT_NONE 0xffffffffffffffffull
 `;
 
-/** gather [rank, shape x8 (of index = of output), axis, axis size, mode, IN VIEW, IDX VIEW, OUT VIEW]. */
-export const GATHER = String.raw`
-/* out[p] = in[p with p[axis] = idx[p]]; ELEMENT launch over the index's elements. */
-extern "C" __global__ void pt_main(const pt_params p) {
-  int rank = (int)p.a[0];
-  if (rank == 0) rank = 1; /* a 0-d index is 1-d of one element */
-  pt_i64 shape[PT_MAX_RANK];
-  const pt_i64 n = pt_shape_at(p, 1, rank, shape);
-  const int axis = (int)p.a[9], mode = (int)p.a[11];
-  const pt_i64 size = PT_A(10);
-  const pt_view in = pt_view_at(p, 12), ix = pt_view_at(p, 23), out = pt_view_at(p, 34);
-  pt_i64 ist[PT_MAX_RANK], astride = 0; /* in's strides with the axis left out */
-#pragma unroll
-  for (int d = 0; d < PT_MAX_RANK; d++) {
-    ist[d] = d == axis ? 0 : in.st[d];
-    if (d == axis) astride = in.st[d];
-  }
-  for (pt_i64 i = PT_FIRST; i < n; i += PT_STEP) {
-    const pt_i64 v = pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st));
-    const pt_i64 k = pt_norm_index(v, size, mode);
-    if (k < 0) { pt_fail(p.err, PT_KERR_INDEX, v, axis, size); return; }
-    pt_copy_elem(out.b, out.dt, out.off + pt_offset_of(i, rank, shape, out.st), in.b, in.dt,
-                 in.off + pt_offset_of(i, rank, shape, ist) + k * astride);
-  }
-}
-`;
-
 /** scatter [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW, SRC VIEW]. */
 export const SCATTER = INDEX_HELPERS + String.raw`
 /* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p; SERIAL. */

@@ -7,6 +7,7 @@
  * and the error word. Arithmetic that must round once per op goes through the *_rn
  * intrinsics, so no compiler flag can contract it into a fused multiply-add.
  */
+import type { Dialect } from "../dialect.ts";
 
 /** params.h from `#define PT_CUDA_MAX_BUFS` to the error codes, character for character. */
 export const PARAMS = `#define PT_CUDA_MAX_BUFS 16
@@ -57,6 +58,14 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 /* ELEMENT kernels: i = blockIdx.x*256 + threadIdx.x; i < work; i += gridDim.x*256. */
 #define PT_FIRST ((pt_i64)blockIdx.x * PT_BLOCK + (pt_i64)threadIdx.x)
 #define PT_STEP ((pt_i64)gridDim.x * PT_BLOCK)
+
+/* The template dialect (src/kernels/dialect.ts). */
+#define PT_VIEW(k) pt_view_at(p, (k))
+#define PT_SHAPE(k, rank, shape) pt_shape_at(p, (k), (rank), (shape))
+/* (p).err, because cuda/program.c finds the programs that can fail by the text of their
+ * calls (test/cuda_render.test.ts names both spellings), and this line is in every program. */
+#define PT_FAIL(code, d0, d1, d2) pt_fail((p).err, (code), (d0), (d1), (d2))
+#define PT_UNROLL _Pragma("unroll")
 
 static __device__ __forceinline__ bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
 static __device__ __forceinline__ int pt_dtype_size(int dt) {
@@ -285,3 +294,6 @@ export const PREAMBLE = `${FIRST_LINE}${PARAMS}${HELPERS}`;
 export function preambleFor(slots: number): string {
   return `${FIRST_LINE}#undef PT_CUDA_MAX_SLOTS\n#define PT_CUDA_MAX_SLOTS ${slots}\n${PARAMS}${HELPERS}`;
 }
+
+/** What the templates written once (src/kernels/templates/) need of CUDA C besides the preamble's macros. */
+export const CUDA_DIALECT: Dialect = { kernel: 'extern "C" __global__ void pt_main(const pt_params p) {' };

@@ -62,33 +62,6 @@ int64_t pt_group_min(int64_t v) {
 }
 `;
 
-/** gather [rank, shape x8 (of index = of output), axis, axis size, mode, IN VIEW, IDX VIEW, OUT VIEW]. */
-export const GATHER = String.raw`
-/* out[p] = in[p with p[axis] = idx[p]]; ELEMENT launch over the index's elements. */
-void main() {
-  int rank = int(PT_P.a[0]);
-  if (rank == 0) rank = 1; /* a 0-d index is 1-d of one element */
-  int64_t shape[PT_MAX_RANK];
-  const int64_t n = pt_shape_at(1, rank, shape);
-  const int axis = int(PT_P.a[9]), mode = int(PT_P.a[11]);
-  const int64_t size = PT_A(10);
-  const pt_view vin = pt_view_at(12), ix = pt_view_at(23), vout = pt_view_at(34);
-  int64_t ist[PT_MAX_RANK]; /* in's strides with the axis left out */
-  int64_t astride = 0;
-  for (int d = 0; d < PT_MAX_RANK; d++) {
-    ist[d] = d == axis ? 0l : vin.st[d];
-    if (d == axis) astride = vin.st[d];
-  }
-  for (int64_t i = PT_FIRST; i < n; i += PT_STEP) {
-    const int64_t v = pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st));
-    const int64_t k = pt_norm_index(v, size, mode);
-    if (k < 0l) { pt_fail(PT_KERR_INDEX, v, int64_t(axis), size); return; }
-    pt_copy_elem(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, vout.st), vin.b, vin.dt,
-                 vin.off + pt_offset_of(i, rank, shape, ist) + k * astride);
-  }
-}
-`;
-
 /** scatter [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW, SRC VIEW]. */
 export const SCATTER = INDEX_HELPERS + String.raw`
 /* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p; SERIAL. */

@@ -23,6 +23,7 @@
  * that run per element have no loops, and work that one invocation does in order (scan's
  * chain, the ordered writes of scatter and index_put) is unrolled.
  */
+import type { Dialect } from "../dialect.ts";
 
 /** Error codes, as params.h defines them (kernels report through the error block). */
 export const KERR = { INDEX: 1, INT_DIV: 2, COUNT: 4 } as const;
@@ -87,6 +88,14 @@ const HELPERS = String.raw`
 /* ELEMENT kernels: i = group*256 + lane; i < work; i += groups*256. */
 #define PT_FIRST (int64_t(gl_WorkGroupID.x) * 256l + int64_t(gl_LocalInvocationID.x))
 #define PT_STEP (int64_t(gl_NumWorkGroups.x) * 256l)
+
+/* The template dialect (src/kernels/dialect.ts). */
+#define pt_i64 int64_t
+#define pt_u64 uint64_t
+#define PT_VIEW(k) pt_view_at(k)
+#define PT_SHAPE(k, rank, shape) pt_shape_at((k), (rank), (shape))
+#define PT_FAIL(code, d0, d1, d2) pt_fail((code), int64_t(d0), int64_t(d1), int64_t(d2))
+#define PT_UNROLL
 
 double pt_inf() { return uint64BitsToDouble(0x7ff0000000000000ul); }
 double pt_nan() { return uint64BitsToDouble(0x7ff8000000000000ul); }
@@ -311,3 +320,6 @@ int64_t pt_norm_index(int64_t v, int64_t size, int mode) {
 
 /** The start of every program: header, then the shared helpers. */
 export const PREAMBLE = HEADER + HELPERS;
+
+/** What the templates written once (src/kernels/templates/) need of GLSL besides the preamble's macros. */
+export const GLSL_DIALECT: Dialect = { kernel: "void main() {" };

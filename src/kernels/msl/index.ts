@@ -50,32 +50,6 @@ inline ulong pt_group_min(ulong v, threadgroup ulong *sh, uint lid) {
 }
 `;
 
-/** gather [rank, shape x8 (of index = of output), axis, axis size, mode, IN VIEW, IDX VIEW, OUT VIEW]. */
-export const GATHER = String.raw`
-/* out[p] = in[p with p[axis] = idx[p]]; ELEMENT launch over the index's elements. */
-${KERNEL_HEAD}
-  int rank = (int)PT_A(0);
-  if (rank == 0) rank = 1; /* a 0-d index is 1-d of one element */
-  long shape[PT_MAX_RANK];
-  const long n = pt_shape_at(p, 1, rank, shape);
-  const int axis = (int)PT_A(9), mode = (int)PT_A(11);
-  const long size = PT_A(10);
-  const pt_view vin = pt_view_at(p, B, 12), ix = pt_view_at(p, B, 23), vout = pt_view_at(p, B, 34);
-  long ist[PT_MAX_RANK], astride = 0; /* in's strides with the axis left out */
-  for (int d = 0; d < PT_MAX_RANK; d++) {
-    ist[d] = d == axis ? 0 : vin.st[d];
-    if (d == axis) astride = vin.st[d];
-  }
-  for (long i = PT_FIRST; i < n; i += PT_STEP) {
-    const long v = pt_ld_i(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st));
-    const long k = pt_norm_index(v, size, mode);
-    if (k < 0) { pt_fail(err, PT_KERR_INDEX, v, axis, size); return; }
-    pt_copy_elem(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, vout.st), vin.b, vin.dt,
-                 vin.off + pt_offset_of(i, rank, shape, ist) + k * astride);
-  }
-}
-`;
-
 /** scatter [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW, SRC VIEW]. */
 export const SCATTER = INDEX_HELPERS + String.raw`
 /* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p; SERIAL. */

@@ -15,6 +15,7 @@
  * still permits contracting a*b+c written in one expression (-ffp-contract=on), but never
  * across separate functions' operations.
  */
+import type { Dialect } from "../dialect.ts";
 
 /** params.h from `#define PT_MTL_GROUP` to the error codes, in MSL spelling. */
 export const PARAMS = `#define PT_MTL_GROUP 256
@@ -71,6 +72,15 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 #define PT_FIRST ((long)group.x * PT_BLOCK + (long)lid)
 #define PT_STEP ((long)groups.x * PT_BLOCK)
 #define PT_BARRIER threadgroup_barrier(mem_flags::mem_threadgroup)
+
+/* The template dialect (src/kernels/dialect.ts). */
+typedef long pt_i64;
+typedef ulong pt_u64;
+#define PT_VIEW(k) pt_view_at(p, B, (k))
+#define PT_SHAPE(k, rank, shape) pt_shape_at(p, (k), (rank), (shape))
+#define PT_FAIL(code, d0, d1, d2) pt_fail(err, (code), (d0), (d1), (d2))
+#define PT_UNROLL
+#define pt_ld_i64 pt_ld_i
 
 typedef device uchar *pt_ptr;
 
@@ -310,3 +320,6 @@ export const PREAMBLE = `/* polytensor MSL program (src/kernels/msl.ts); compile
 using namespace metal;
 
 ${PARAMS}${HELPERS}`;
+
+/** What the templates written once (src/kernels/templates/) need of MSL besides the preamble's macros. */
+export const MSL_DIALECT: Dialect = { kernel: KERNEL_HEAD };

@@ -83,7 +83,7 @@ struct cuda_queue {
   pt_ring ring;
 };
 typedef struct { CUevent ev; pt_outcome out; } cuda_fence; /* a failure seen once sticks */
-/* reports: the source calls pt_fail(p.err, ...), so its kernels may set the error word. */
+/* reports: the source calls pt_fail(p.err, ...) or PT_FAIL(PT_KERR_...), so its kernels may set the error word. */
 typedef struct { int kind, reports; CUmodule mod; CUfunction fn; } cuda_prog;
 
 /* cuda.c */

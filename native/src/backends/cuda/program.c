@@ -147,7 +147,8 @@ int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t 
   p->kind = k;
   if (len > 0) memcpy(text, src, len);
   text[len] = 0;
-  p->reports = strstr(text, "pt_fail(p.err") != NULL; /* the renderers' only way to write the word (preamble.ts) */
+  /* the renderers' only ways to write the word (cuda/preamble.ts): a direct call, or the templates' macro */
+  p->reports = strstr(text, "pt_fail(p.err") != NULL || strstr(text, "PT_FAIL(PT_KERR_") != NULL;
   if (len == 0) { free(text); *out = p; return PT_OK; }
   if ((st = cu_enter(c)) != PT_OK || (st = nvrtc_load()) != PT_OK || (st = pick_arch(c, arch, sizeof arch, &cubin)) != PT_OK) goto fail;
 

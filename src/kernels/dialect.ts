@@ -1,0 +1,23 @@
+/**
+ * The dialect a kernel language gives the templates written once (src/kernels/templates/).
+ * A template is the text of a program in the common ground of CUDA C, GLSL and MSL: C
+ * statements, functional casts (`int(x)`, never `(int)x`), no pointers and no keywords of
+ * any of them as names (`vin`, `vout`, not `in`, `out`). What differs between the languages
+ * is named by macros that each preamble defines (cuda/, glsl/ and msl/preamble.ts, "the
+ * template dialect"), and by the few strings below:
+ *
+ *   pt_i64, pt_u64           64-bit integer types
+ *   PT_A(k)                  slot k of the argument block, as a pt_i64
+ *   PT_VIEW(k)               the VIEW at slot k (a pt_view: b, dt, off, st[8])
+ *   PT_SHAPE(k, rank, sh)    reads a shape of `rank` dims from slot k into sh; its element count
+ *   PT_FAIL(code, a, b, c)   reports a kernel error with three details (the first report wins)
+ *   PT_UNROLL                before a loop of constant trip count the compiler should unroll
+ *   PT_FIRST, PT_STEP        an ELEMENT launch's first element and stride
+ *   pt_ld_i64, pt_copy_elem, pt_offset_of, pt_norm_index   the preambles' helpers, one name each
+ */
+
+/** The strings a template cannot spell as a macro. */
+export interface Dialect {
+  /** The program's entry point, its opening brace, and what its body starts with. */
+  readonly kernel: string;
+}
