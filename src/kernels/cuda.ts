@@ -27,11 +27,11 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { CUDA_DIALECT, PREAMBLE } from "./cuda/preamble.ts";
-import { gather } from "./templates/index.ts";
+import { gather, indexGet } from "./templates/index.ts";
 import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
 import { REDUCE, SCAN } from "./cuda/reduce.ts";
 import { SORT } from "./cuda/sort.ts";
-import { INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./cuda/index.ts";
+import { INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./cuda/index.ts";
 import { MATMUL, PHILOX } from "./cuda/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
@@ -45,7 +45,7 @@ export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   gather: gather(CUDA_DIALECT),
   scatter: SCATTER,
   index_put: INDEX_PUT,
-  index_get: INDEX_GET,
+  index_get: indexGet(CUDA_DIALECT),
   nonzero: NONZERO,
   masked_select: MASKED_SELECT,
   philox: PHILOX,

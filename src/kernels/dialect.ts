@@ -12,6 +12,10 @@
  *   PT_SHAPE(k, rank, sh)    reads a shape of `rank` dims from slot k into sh; its element count
  *   PT_FAIL(code, a, b, c)   reports a kernel error with three details (the first report wins)
  *   PT_UNROLL                before a loop of constant trip count the compiler should unroll
+ *   PT_FN                    a helper function's qualifiers
+ *   PT_CTX, PT_PASS          a helper's leading parameters that reach the block (with their comma), and
+ *                            the arguments a call passes for them: PT_A, PT_VIEW and PT_FAIL work in its body
+ *   PT_CREF(T), PT_OUT(T)    a parameter read through a reference (const T &, in T), one written (T &, out T)
  *   PT_FIRST, PT_STEP        an ELEMENT launch's first element and stride
  *   pt_ld_i64, pt_copy_elem, pt_offset_of, pt_norm_index   the preambles' helpers, one name each
  */

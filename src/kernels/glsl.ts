@@ -23,12 +23,12 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { GLSL_DIALECT, PREAMBLE } from "./glsl/preamble.ts";
-import { gather } from "./templates/index.ts";
+import { gather, indexGet } from "./templates/index.ts";
 import { MATH } from "./glsl/math.ts";
 import { renderElementwise } from "./glsl/elementwise.ts";
 import { REDUCE, renderEwReduce, SCAN } from "./glsl/reduce.ts";
 import { SORT } from "./glsl/sort.ts";
-import { INDEX_GET, INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./glsl/index.ts";
+import { INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./glsl/index.ts";
 import { MATMUL, PHILOX } from "./glsl/random.ts";
 
 /** Template kinds (blocks.h) and their main(), after the preamble (and math where used). */
@@ -40,7 +40,7 @@ export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
   gather: gather(GLSL_DIALECT),
   scatter: SCATTER,
   index_put: INDEX_PUT,
-  index_get: INDEX_GET,
+  index_get: indexGet(GLSL_DIALECT),
   nonzero: NONZERO,
   masked_select: MASKED_SELECT,
   philox: PHILOX,

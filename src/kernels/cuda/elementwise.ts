@@ -10,10 +10,9 @@
 import { preambleFor } from "./preamble.ts";
 import { REDUCE_CORE } from "./reduce.ts";
 import { DTYPES } from "../../base/dtype.ts";
+import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
 
-const MAGIC = 0x50540001;
 const MAX_ARGS = 240; // PT_CUDA_MAX_ARGS: the whole block must fit in pt_params.a
-const F32 = 0, F64 = 1, I32 = 2, I64 = 3;
 const CTYPE = ["float", "double", "int", "pt_i64"];
 const SUFFIX = ["f32", "f64", "i32", "i64"];
 const UTYPE = ["", "", "pt_u32", "pt_u64"];
@@ -187,11 +186,6 @@ static __device__ __forceinline__ bool pt_ew_linear(const pt_params &p, int s, i
 }
 `;
 
-interface Reg {
-  readonly name: string;
-  readonly type: number;
-}
-
 const UNARY_FLOAT: Record<number, (x: string, t: number) => string> = {
   10: (x) => `-${x}`,
   11: (x, t) => `${fn("fabs", t)}(${x})`,
@@ -292,91 +286,44 @@ const UNROLL = 4;
  * is the register it stores.
  */
 function translate(words: Int32Array, first: number, onError: string) {
-  if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
-  const ninputs = words[1], ninstr = words[3];
-  if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
-  const nviews = ninputs + 1;
-  const constBase = first + nviews * 11 + 1; // slot of const[0]
-  if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than pt_params' ${MAX_ARGS} argument slots`);
-  const hoisted: string[] = [];
-  // LOADs read nothing but their view, so each unit's are issued first.
-  const loads: { T: string; name: string; expr: string; view: number; ct: number }[] = [];
-  const body: string[] = [];
-  const regs = new Map<number, Reg>();
-  const read = (i: number, r: number, type: number): string => {
-    const reg = regs.get(r);
-    if (!reg) fail(`instruction ${i} reads register ${r} before it is written`);
-    if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
-    return reg.name;
-  };
-  let value: Reg | undefined;
-  let slots = constBase; // the block's length: views, then the constants read
-  for (let i = 0; i < ninstr; i++) {
-    const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
-    if (value) fail("STORE must be the last instruction");
-    if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
-    const name = `t${i}@u`, T = CTYPE[ct], isFloat = ct === F32 || ct === F64;
-    let expr: string, type = ct;
-    if (op === 0) {
-      if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
-      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})`, view: a + 1, ct });
-      regs.set(dst, { name, type });
-      continue;
-    } else if (op === 1) {
-      if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past pt_params' ${MAX_ARGS} argument slots`);
-      const slot = `p.a[${constBase + a}]`;
-      slots = Math.max(slots, constBase + a + 1);
-      const conv = ct === F32 ? `(float)${slot}` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
-      hoisted.push(`  const ${T} t${i} = ${conv};`);
-      regs.set(dst, { name: `t${i}`, type });
-      continue;
-    } else if (op === 2) {
-      expr = ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : `(${T})@i`;
-    } else if (op === 3) {
-      if (b < 0 || b > 3) fail(`instruction ${i} casts from ctype ${b}`);
-      expr = cast(read(i, a, b), ct, b);
-    } else if (op >= 10 && op <= 37) {
-      const x = read(i, a, ct);
-      const f = (isFloat ? UNARY_FLOAT : UNARY_INT)[op];
-      if (!f) fail(`instruction ${i}: op ${op} needs a float ctype, not ${SUFFIX[ct]}`);
-      expr = f(x, ct);
-      if (op >= 33) type = I32;
-    } else if (op >= 50 && op <= 66) {
-      const x = read(i, a, ct), y = read(i, b, ct);
-      if (op >= 58) {
-        expr = COMPARE[op](x, y);
-        type = I32;
-      } else if (op <= 53 && isFloat) {
-        expr = `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
-      } else if (op <= 52) {
-        const U = UTYPE[ct];
-        expr = `(${T})((${U})${x} ${["+", "-", "*"][op - 50]} (${U})${y})`;
-      } else if (op === 53) {
+  const d = decodeElementwise(words, first, emitter(onError));
+  const hoisted = d.hoisted.map((h) => `  const ${h.T} ${h.name} = ${h.expr};`);
+  return { ...d, hoisted, value: { name: d.store.reg, type: d.store.ct } };
+}
+
+/** CUDA's spelling of the ops; a failing integer op reports, then runs `onError`. */
+function emitter(onError: string): EwEmitter {
+  return {
+    renderer: "cuda renderer",
+    params: "pt_params",
+    maxArgs: MAX_ARGS,
+    ctype: CTYPE,
+    load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(b${v}, dt${v}, @q${v})`,
+    constant(ct, k) {
+      const slot = `p.a[${k}]`;
+      return ct === F32 ? `(float)${slot}` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
+    },
+    index: (ct) => ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : `(${CTYPE[ct]})@i`,
+    cast,
+    unary: (op, x, ct) => (ct === F32 || ct === F64 ? UNARY_FLOAT : UNARY_INT)[op]?.(x, ct),
+    binary(op, x, y, ct, body) {
+      const T = CTYPE[ct], isFloat = ct === F32 || ct === F64;
+      if (op >= 58) return COMPARE[op](x, y);
+      if (op <= 53 && isFloat) return `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
+      if (op <= 52) return `(${T})((${UTYPE[ct]})${x} ${["+", "-", "*"][op - 50]} (${UTYPE[ct]})${y})`;
+      if (op === 53) {
         body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 0, 0); ${onError} }`);
-        expr = `pt_idiv(${x}, ${y})`;
-      } else if (op === 54) {
-        expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
-      } else if (op === 55) {
-        if (!isFloat) body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 1, 0); ${onError} }`);
-        expr = isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
-      } else {
-        const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
-        expr = isFloat ? `(${x} != ${x} || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
+        return `pt_idiv(${x}, ${y})`;
       }
-    } else if (op === 80) {
-      expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
-    } else if (op === 90) {
-      if (i !== ninstr - 1) fail("STORE must be the last instruction");
-      value = { name: read(i, a, ct), type: ct };
-      continue;
-    } else {
-      fail(`instruction ${i} has unknown op ${op}`);
-    }
-    body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
-    regs.set(dst, { name, type });
-  }
-  if (!value) fail("the last instruction must be STORE");
-  return { ninputs, nviews, hoisted, loads, body, slots, value };
+      if (op === 54) return isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
+      if (op === 55) {
+        if (!isFloat) body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 1, 0); ${onError} }`);
+        return isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
+      }
+      const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
+      return isFloat ? `(${x} != ${x} || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
+    },
+  };
 }
 
 /** Lines with translate()'s placeholders placed: `u` the unit's suffix, `i` its index, q(v) view v's offset. */

@@ -1,11 +1,13 @@
 /**
- * gather, scatter, index_put / index_get, nonzero and masked_select (index.c on the CPU).
+ * scatter, index_put, nonzero and masked_select (index.c on the CPU).
  * Reads run as ELEMENT launches; writes that may collide (scatter, index_put) as SERIAL
  * launches where thread 0 walks in row-major order, so the last writer wins and float
  * accumulation has one order. In error mode every index is checked (by the whole block)
  * before the first write, so a failed scatter or index_put leaves its output untouched;
  * the first bad index in row-major order is the one reported.
+ * gather, index_get and index_put's helpers are templates/index.ts, written once.
  */
+import { IP_HELPERS } from "../templates/index.ts";
 
 /** Helpers of the indexed-write kernels. */
 const INDEX_HELPERS = String.raw`
@@ -76,86 +78,8 @@ extern "C" __global__ void pt_main(const pt_params p) {
 }
 `;
 
-/**
- * index_put / index_get [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8,
- * OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8, IDX VIEW x k,
- * VALS: buf, dtype, offset, b stride x8, rest stride x8]. VALS starts at slot 48 + 11k; k
- * is read at run time, so each possible k is a branch with constant slot numbers.
- */
-const INDEX_PUT_COMMON = String.raw`
-typedef struct {
-  int k, brank, rrank, mode, acc;
-  pt_i64 bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], nb, nr;
-  pt_view out;  /* st: the indexed dims' strides */
-  pt_i64 orest[PT_MAX_RANK];
-  pt_view vals; /* st: strides over bshape */
-  pt_i64 vrest[PT_MAX_RANK];
-} pt_ip;
-
-static __device__ __forceinline__ void pt_ip_parse(const pt_params &p, pt_ip &j) {
-  j.k = (int)p.a[0];
-  j.brank = (int)p.a[1];
-  j.rrank = (int)p.a[10];
-  j.mode = (int)p.a[19];
-  j.acc = (int)p.a[20];
-  j.nb = pt_shape_at(p, 2, j.brank, j.bshape);
-  j.nr = pt_shape_at(p, 11, j.rrank, j.rshape);
-  j.out = pt_view_at(p, 29);
-  j.vals = j.out;
-#pragma unroll
-  for (int d = 0; d < PT_MAX_RANK; d++) {
-    j.orest[d] = (pt_i64)p.a[40 + d];
-    j.vrest[d] = 0;
-  }
-#pragma unroll
-  for (int kk = 1; kk <= PT_MAX_RANK; kk++) {
-    if (kk == j.k) {
-      j.vals = pt_view_at(p, 48 + PT_VIEW_SLOTS * kk);
-#pragma unroll
-      for (int d = 0; d < PT_MAX_RANK; d++) j.vrest[d] = (pt_i64)p.a[48 + PT_VIEW_SLOTS * kk + 11 + d];
-    }
-  }
-}
-
-/* Index q at bshape position b: its raw value. */
-static __device__ __forceinline__ pt_i64 pt_ip_index(const pt_params &p, const pt_ip &j, int q, pt_i64 b) {
-  pt_i64 v = 0;
-#pragma unroll
-  for (int qq = 0; qq < PT_MAX_RANK; qq++) {
-    if (qq == q) {
-      const pt_view x = pt_view_at(p, 48 + PT_VIEW_SLOTS * qq);
-      v = pt_ld_i64(x.b, x.dt, x.off + pt_offset_of(b, j.brank, j.bshape, x.st));
-    }
-  }
-  return v;
-}
-
-/* Size of indexed dim q. */
-static __device__ __forceinline__ pt_i64 pt_ip_dim(const pt_params &p, int q) {
-  pt_i64 s = 0;
-#pragma unroll
-  for (int qq = 0; qq < PT_MAX_RANK; qq++)
-    if (qq == q) s = PT_A(21 + qq);
-  return s;
-}
-
-/* *off = the out element offset (from out.off) of bshape position b's indexed dims.
- * Returns -1, or the first q whose index is bad (its raw value in *bad_value). */
-static __device__ __forceinline__ int pt_ip_base(const pt_params &p, const pt_ip &j, pt_i64 b, pt_i64 *off, pt_i64 *bad_value) {
-  *off = 0;
-#pragma unroll
-  for (int q = 0; q < PT_MAX_RANK; q++) {
-    if (q < j.k) {
-      const pt_i64 v = pt_ip_index(p, j, q, b), x = pt_norm_index(v, PT_A(21 + q), j.mode);
-      if (x < 0) { *bad_value = v; return q; }
-      *off += x * j.out.st[q];
-    }
-  }
-  return -1;
-}
-`;
-
-export const INDEX_PUT = INDEX_HELPERS + INDEX_PUT_COMMON + String.raw`
+/** index_put (the block of templates/index.ts IP_HELPERS). */
+export const INDEX_PUT = INDEX_HELPERS + IP_HELPERS + String.raw`
 /* out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r], row-major over (b, r); SERIAL. */
 extern "C" __global__ void pt_main(const pt_params p) {
   __shared__ pt_u64 bad;
@@ -187,30 +111,12 @@ extern "C" __global__ void pt_main(const pt_params p) {
   if (tid != 0) return;
   for (pt_i64 b = 0; b < j.nb && j.nr > 0; b++) {
     pt_i64 base, unused;
-    pt_ip_base(p, j, b, &base, &unused); /* every index was checked (or clamps, or wraps) */
-    base += j.out.off;
+    pt_ip_base(p, j, b, base, unused); /* every index was checked (or clamps, or wraps) */
+    base += j.vout.off;
     const pt_i64 vb = j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st);
     for (pt_i64 r = 0; r < j.nr; r++)
-      pt_combine(j.out.b, j.out.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
+      pt_combine(j.vout.b, j.vout.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
                  vb + pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.acc);
-  }
-}
-`;
-
-export const INDEX_GET = INDEX_PUT_COMMON + String.raw`
-/* vals[b, r] = out[idx0[b], ..., idx(k-1)[b], r]; ELEMENT launch over nb * nr. */
-extern "C" __global__ void pt_main(const pt_params p) {
-  pt_ip j;
-  pt_ip_parse(p, j);
-  const pt_i64 total = j.nb * j.nr;
-  for (pt_i64 i = PT_FIRST; i < total; i += PT_STEP) {
-    const pt_i64 b = i / j.nr, r = i % j.nr;
-    pt_i64 base, v = 0;
-    const int q = pt_ip_base(p, j, b, &base, &v);
-    if (q >= 0) { pt_fail(p.err, PT_KERR_INDEX, v, q, pt_ip_dim(p, q)); return; }
-    pt_copy_elem(j.vals.b, j.vals.dt, j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) +
-                 pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.out.b, j.out.dt,
-                 j.out.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest));
   }
 }
 `;

@@ -66,6 +66,11 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
  * calls (test/cuda_render.test.ts names both spellings), and this line is in every program. */
 #define PT_FAIL(code, d0, d1, d2) pt_fail((p).err, (code), (d0), (d1), (d2))
 #define PT_UNROLL _Pragma("unroll")
+#define PT_FN static __device__ __forceinline__
+#define PT_CTX const pt_params &p,
+#define PT_PASS p,
+#define PT_CREF(T) const T &
+#define PT_OUT(T) T &
 
 static __device__ __forceinline__ bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
 static __device__ __forceinline__ int pt_dtype_size(int dt) {

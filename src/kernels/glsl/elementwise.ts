@@ -22,11 +22,11 @@
  */
 import { PREAMBLE } from "./preamble.ts";
 import { MATH } from "./math.ts";
+import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
 import { renderLinear } from "./linear.ts";
 
-const MAGIC = 0x50540001;
 const MAX_ARGS = 240; // PT_VK_MAX_ARGS: the whole block must fit in PtParams.a
-export const F32 = 0, F64 = 1, I32 = 2, I64 = 3;
+export { F32, F64, I32, I64 };
 const CTYPE = ["float", "double", "int", "int64_t"];
 const SUFFIX = ["f32", "f64", "i32", "i64"];
 
@@ -180,11 +180,6 @@ bool pt_ew_linear(int k, int rank) {
 }
 `;
 
-interface Reg {
-  readonly name: string;
-  readonly type: number;
-}
-
 const lit = (t: number, v: string) => `${CTYPE[t]}(${v})`;
 /** A math.ts function: pt_exp for f64, pt_expf for f32. */
 const fn = (name: string, t: number) => (t === F32 ? `pt_${name}f` : `pt_${name}`);
@@ -308,97 +303,55 @@ interface Parsed {
  * through pt_fail and leaves the function with `return;`.
  */
 function parseBytecode(words: Int32Array, views: number): Parsed {
-  if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
-  const ninputs = words[1], ninstr = words[3];
-  if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
-  const nviews = ninputs + 1;
-  const constBase = views + nviews * 11 + 1; // slot of const[0]
-  if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than PtParams' ${MAX_ARGS} argument slots`);
-  const hoisted: { T: string; name: string; expr: string }[] = [];
-  const loads: { T: string; name: string; expr: string; ct: number; view: number }[] = [];
-  const body: string[] = [];
-  const regs = new Map<number, Reg>();
-  const read = (i: number, r: number, type: number): string => {
-    const reg = regs.get(r);
-    if (!reg) fail(`instruction ${i} reads register ${r} before it is written`);
-    if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
-    return reg.name;
-  };
-  let stored = false;
-  let math = false;
-  let ints = false;
-  let store = { ct: F32, value: "" };
-  for (let i = 0; i < ninstr; i++) {
-    const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
-    if (stored) fail("STORE must be the last instruction");
-    if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
-    const name = `t${i}@u`, T = CTYPE[ct], isFloat = ct === F32 || ct === F64;
-    let expr: string, type = ct;
-    if (op === 0) {
-      if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
-      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(b${a + 1}, dt${a + 1}, @q${a + 1})`, ct, view: a + 1 });
-      regs.set(dst, { name, type });
-      continue;
-    } else if (op === 1) {
-      if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past PtParams' ${MAX_ARGS} argument slots`);
-      const slot = `PT_P.a[${constBase + a}]`;
-      const conv = ct === F32 ? `float(${slot})` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
-      hoisted.push({ T, name: `t${i}`, expr: conv });
-      regs.set(dst, { name: `t${i}`, type });
-      continue;
-    } else if (op === 2) {
-      expr = ct === I64 ? "@i" : `${T}(@i)`;
-    } else if (op === 3) {
-      if (b < 0 || b > 3) fail(`instruction ${i} casts from ctype ${b}`);
-      expr = cast(read(i, a, b), ct, b);
-    } else if (op >= 10 && op <= 37) {
-      const x = read(i, a, ct);
+  const uses = { math: false, ints: false };
+  const d = decodeElementwise(words, views, emitter(uses));
+  return { ...d, store: { ct: d.store.ct, value: d.store.reg }, ...uses };
+}
+
+/** GLSL's spelling of the ops; `uses` records whether one calls math.ts or INT_OPS. */
+function emitter(uses: { math: boolean; ints: boolean }): EwEmitter {
+  return {
+    renderer: "glsl renderer",
+    params: "PtParams",
+    maxArgs: MAX_ARGS,
+    ctype: CTYPE,
+    load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(b${v}, dt${v}, @q${v})`,
+    constant(ct, k) {
+      const slot = `PT_P.a[${k}]`;
+      return ct === F32 ? `float(${slot})` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
+    },
+    index: (ct) => ct === I64 ? "@i" : `${CTYPE[ct]}(@i)`,
+    cast,
+    unary(op, x, ct) {
+      const isFloat = ct === F32 || ct === F64;
       const f = (isFloat ? UNARY_FLOAT : UNARY_INT)[op];
-      if (!f) fail(`instruction ${i}: op ${op} needs a float ctype, not ${SUFFIX[ct]}`);
-      expr = f(x, ct);
-      if (op >= 33) type = I32;
-      math ||= isFloat && MATH_OPS.has(op);
-    } else if (op >= 50 && op <= 66) {
-      const x = read(i, a, ct), y = read(i, b, ct);
-      if (op >= 58) {
-        expr = COMPARE[op](x, y, ct);
-        type = I32;
-      } else if (op <= 53 && isFloat) {
-        expr = `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
-      } else if (op <= 52) {
-        expr = `(${x} ${["+", "-", "*"][op - 50]} ${y})`; // SPIR-V integer arithmetic wraps
-      } else if (op === 53) {
+      if (!f) return undefined;
+      uses.math ||= isFloat && MATH_OPS.has(op);
+      return f(x, ct);
+    },
+    binary(op, x, y, ct, body) {
+      const isFloat = ct === F32 || ct === F64;
+      if (op >= 58) return COMPARE[op](x, y, ct);
+      if (op <= 53 && isFloat) return `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
+      if (op <= 52) return `(${x} ${["+", "-", "*"][op - 50]} ${y})`; // SPIR-V integer arithmetic wraps
+      if (op === 53) {
         body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 0l, 0l); return; }`);
-        expr = `pt_idiv(${x}, ${y})`;
-        ints = true;
-      } else if (op === 54) {
-        math ||= isFloat;
-        expr = isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
-        ints ||= !isFloat;
-      } else if (op === 55) {
-        math ||= isFloat;
-        if (!isFloat) body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 1l, 0l); return; }`);
-        expr = isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
-        ints ||= !isFloat;
-      } else {
-        const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
-        expr = isFloat ? `(isnan(${x}) || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
+        uses.ints = true;
+        return `pt_idiv(${x}, ${y})`;
       }
-    } else if (op === 80) {
-      expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
-    } else if (op === 90) {
-      if (i !== ninstr - 1) fail("STORE must be the last instruction");
-      store = { ct, value: read(i, a, ct) };
-      stored = true;
-      continue;
-    } else {
-      fail(`instruction ${i} has unknown op ${op}`);
-    }
-    body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
-    regs.set(dst, { name, type });
-  }
-  if (!stored) fail("the last instruction must be STORE");
-  return { ninputs, nviews, hoisted, loads, body, store, math, ints };
+      if (op === 54 || op === 55) {
+        uses.math ||= isFloat;
+        uses.ints ||= !isFloat;
+      }
+      if (op === 54) return isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
+      if (op === 55) {
+        if (!isFloat) body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 1l, 0l); return; }`);
+        return isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
+      }
+      const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
+      return isFloat ? `(isnan(${x}) || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
+    },
+  };
 }
 
 /** Lines placed for one unit: `@u` -> u, `@i` -> i, `@q<v>` -> q(v). */

@@ -1,5 +1,5 @@
 /**
- * gather, scatter, index_put / index_get, nonzero and masked_select (index.c on the CPU;
+ * scatter, index_put, nonzero and masked_select (index.c on the CPU;
  * the structure is cuda/index.ts's). Reads run as ELEMENT launches; writes that may
  * collide (scatter, index_put) as SERIAL launches that go 256 elements at a time: the group
  * finds each element's source and destination, then invocation 0 writes them in row-major
@@ -8,7 +8,9 @@
  * index_put leaves its output untouched; the first bad index in row-major order is the one
  * reported. The first bad position is found by a shared-memory min tree rather than an
  * atomic, since 64-bit shared atomics are not among params.h's device requirements.
+ * gather, index_get and index_put's helpers are templates/index.ts, written once.
  */
+import { IP_HELPERS } from "../templates/index.ts";
 
 /** Helpers of the indexed-write kernels. */
 const INDEX_HELPERS = String.raw`
@@ -108,64 +110,12 @@ void main() {
 }
 `;
 
-/**
- * index_put / index_get [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8,
- * OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8, IDX VIEW x k,
- * VALS: buf, dtype, offset, b stride x8, rest stride x8]. VALS starts at slot 48 + 11k.
- */
-const INDEX_PUT_COMMON = String.raw`
-struct pt_ip {
-  int k, brank, rrank, mode, acc;
-  int64_t bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], nb, nr;
-  pt_view vout;  /* st: the indexed dims' strides */
-  int64_t orest[PT_MAX_RANK];
-  pt_view vals; /* st: strides over bshape */
-  int64_t vrest[PT_MAX_RANK];
-};
-
-pt_ip pt_ip_parse() {
-  pt_ip j;
-  j.k = int(PT_P.a[0]);
-  j.brank = int(PT_P.a[1]);
-  j.rrank = int(PT_P.a[10]);
-  j.mode = int(PT_P.a[19]);
-  j.acc = int(PT_P.a[20]);
-  j.nb = pt_shape_at(2, j.brank, j.bshape);
-  j.nr = pt_shape_at(11, j.rrank, j.rshape);
-  j.vout = pt_view_at(29);
-  const int vk = 48 + PT_VIEW_SLOTS * j.k;
-  j.vals = pt_view_at(vk);
-  for (int d = 0; d < PT_MAX_RANK; d++) {
-    j.orest[d] = PT_A(40 + d);
-    j.vrest[d] = PT_A(vk + 11 + d);
-  }
-  return j;
-}
-
-/* Index q at bshape position b: its raw value. */
-int64_t pt_ip_index(pt_ip j, int q, int64_t b) {
-  const pt_view x = pt_view_at(48 + PT_VIEW_SLOTS * q);
-  return pt_ld_i64(x.b, x.dt, x.off + pt_offset_of(b, j.brank, j.bshape, x.st));
-}
-
-/* off = the out element offset (from vout.off) of bshape position b's indexed dims.
- * Returns -1, or the first q whose index is bad (its raw value in bad_value). */
-int pt_ip_base(pt_ip j, int64_t b, out int64_t off, out int64_t bad_value) {
-  off = 0l;
-  bad_value = 0l;
-  for (int q = 0; q < j.k; q++) {
-    const int64_t v = pt_ip_index(j, q, b), x = pt_norm_index(v, PT_A(21 + q), j.mode);
-    if (x < 0l) { bad_value = v; return q; }
-    off += x * j.vout.st[q];
-  }
-  return -1;
-}
-`;
-
-export const INDEX_PUT = INDEX_HELPERS + INDEX_PUT_COMMON + String.raw`
+/** index_put (the block of templates/index.ts IP_HELPERS). */
+export const INDEX_PUT = INDEX_HELPERS + IP_HELPERS + String.raw`
 /* out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r], row-major over (b, r); SERIAL. */
 void main() {
-  const pt_ip j = pt_ip_parse();
+  pt_ip j;
+  pt_ip_parse(j);
   const int64_t tid = int64_t(gl_LocalInvocationID.x);
   if (gl_WorkGroupID.x != 0u) return;
   /* Each index array in turn, in error mode (or with a zero-size dim): the first bad one. */
@@ -198,23 +148,6 @@ void main() {
     barrier();
     if (tid == 0l) pt_write_chunk(j.vout.b, j.vout.dt, j.vals.b, j.vals.dt, int(min(total - c0, int64_t(PT_BLOCK))), j.acc);
     barrier(); /* invocation 0 has read the offsets before the next chunk's replace them */
-  }
-}
-`;
-
-export const INDEX_GET = INDEX_PUT_COMMON + String.raw`
-/* vals[b, r] = out[idx0[b], ..., idx(k-1)[b], r]; ELEMENT launch over nb * nr. */
-void main() {
-  const pt_ip j = pt_ip_parse();
-  const int64_t total = j.nb * j.nr;
-  for (int64_t i = PT_FIRST; i < total; i += PT_STEP) {
-    const int64_t b = i / j.nr, r = i - b * j.nr;
-    int64_t base, v;
-    const int q = pt_ip_base(j, b, base, v);
-    if (q >= 0) { pt_fail(PT_KERR_INDEX, v, int64_t(q), PT_A(21 + q)); return; }
-    pt_copy_elem(j.vals.b, j.vals.dt, j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) +
-                 pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.vout.b, j.vout.dt,
-                 j.vout.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest));
   }
 }
 `;

@@ -96,6 +96,11 @@ const HELPERS = String.raw`
 #define PT_SHAPE(k, rank, shape) pt_shape_at((k), (rank), (shape))
 #define PT_FAIL(code, d0, d1, d2) pt_fail((code), int64_t(d0), int64_t(d1), int64_t(d2))
 #define PT_UNROLL
+#define PT_FN
+#define PT_CTX
+#define PT_PASS
+#define PT_CREF(T) in T
+#define PT_OUT(T) out T
 
 double pt_inf() { return uint64BitsToDouble(0x7ff0000000000000ul); }
 double pt_nan() { return uint64BitsToDouble(0x7ff8000000000000ul); }

@@ -16,10 +16,9 @@ import { KERNEL_HEAD, PREAMBLE } from "./preamble.ts";
 import { DF_HELPERS, f32 } from "./df.ts";
 import { EW_HELPERS } from "./ew_helpers.ts";
 import { REDUCE_CORE } from "./reduce.ts";
+import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
 
-const MAGIC = 0x50540001;
 const MAX_ARGS = 240; // PT_MTL_MAX_ARGS: the whole block must fit in pt_mtl_params
-const F32 = 0, F64 = 1, I32 = 2, I64 = 3;
 const CTYPE = ["float", "pt_df", "int", "long"];
 const SUFFIX = ["f32", "df", "i32", "i64"];
 const UTYPE = ["", "", "uint", "ulong"];
@@ -124,10 +123,6 @@ function cast(x: string, to: number, from: number): string {
   return from === I32 ? `(long)${x}` : from === F64 ? `pt_df_to_i64(${x})` : `pt_f2i64(${x})`;
 }
 
-function fail(why: string): never {
-  throw new Error(`msl renderer: ${why}`);
-}
-
 /** One binary op's expression; pushes its error checks to `body`. */
 function binary(op: number, x: string, y: string, ct: number, body: string[]): string {
   const T = CTYPE[ct], U = UTYPE[ct];
@@ -168,70 +163,22 @@ const UNROLL = 4;
  * STORE writes and its compute type.
  */
 function parseBytecode(words: Int32Array, firstView: number) {
-  if (words.length < 4 || words[0] !== MAGIC) fail("not elementwise bytecode");
-  const ninputs = words[1], ninstr = words[3];
-  if (words.length !== 4 + 6 * ninstr || ninstr < 1) fail("bytecode length does not match its instruction count");
-  const nviews = ninputs + 1;
-  const constBase = firstView + nviews * 11 + 1; // slot of const[0]
-  if (constBase > MAX_ARGS) fail(`${ninputs} inputs need more than pt_mtl_params' ${MAX_ARGS} argument slots`);
-  const hoisted: { T: string; name: string; expr: string }[] = [];
-  const loads: { T: string; name: string; expr: string }[] = [];
-  const body: string[] = [];
-  const regs = new Map<number, { name: string; type: number }>();
-  const read = (i: number, r: number, type: number): string => {
-    const reg = regs.get(r);
-    if (!reg) fail(`instruction ${i} reads register ${r} before it is written`);
-    if (reg.type !== type) fail(`instruction ${i} reads register ${r} as ctype ${type} but it holds ${reg.type}`);
-    return reg.name;
-  };
-  let store: { ct: number; reg: string } | undefined;
-  for (let i = 0; i < ninstr; i++) {
-    const [op, ct, dst, a, b, c] = words.subarray(4 + 6 * i, 10 + 6 * i);
-    if (store) fail("STORE must be the last instruction");
-    if (ct < 0 || ct > 3) fail(`instruction ${i} has ctype ${ct}`);
-    const name = `t${i}@u`, T = CTYPE[ct];
-    let expr: string, type = ct;
-    if (op === 0) {
-      if (a < 0 || a >= ninputs) fail(`instruction ${i} loads input ${a} of ${ninputs}`);
-      loads.push({ T, name, expr: `pt_ew_ld_${SUFFIX[ct]}(vb${a + 1}, dt${a + 1}, @q${a + 1})` });
-      regs.set(dst, { name, type });
-      continue;
-    } else if (op === 1) {
-      if (a < 0 || constBase + a >= MAX_ARGS) fail(`constant ${a} lies past pt_mtl_params' ${MAX_ARGS} argument slots`);
-      const k = constBase + a;
-      const conv = ct === F32 ? `PT_F(${k})` : `pt_const_${SUFFIX[ct]}(p, ${k})`;
-      hoisted.push({ T, name: `t${i}`, expr: conv });
-      regs.set(dst, { name: `t${i}`, type });
-      continue;
-    } else if (op === 2) {
-      expr = ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : ct === F64 ? "pt_df_of_long(@i)" : "(float)@i";
-    } else if (op === 3) {
-      if (b < 0 || b > 3) fail(`instruction ${i} casts from ctype ${b}`);
-      expr = cast(read(i, a, b), ct, b);
-    } else if (op >= 10 && op <= 37) {
-      const x = read(i, a, ct);
-      const f = (ct === F32 ? UNARY_F32 : ct === F64 ? UNARY_DF : UNARY_INT)[op];
-      if (!f) fail(`instruction ${i}: op ${op} needs a float ctype, not ${SUFFIX[ct]}`);
-      expr = f(x, ct);
-      if (op >= 33) type = I32;
-    } else if (op >= 50 && op <= 66) {
-      expr = binary(op, read(i, a, ct), read(i, b, ct), ct, body);
-      if (op >= 58) type = I32;
-    } else if (op === 80) {
-      expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
-    } else if (op === 90) {
-      if (i !== ninstr - 1) fail("STORE must be the last instruction");
-      store = { ct, reg: read(i, a, ct) };
-      continue;
-    } else {
-      fail(`instruction ${i} has unknown op ${op}`);
-    }
-    body.push(`const ${CTYPE[type]} ${name} = ${expr};`);
-    regs.set(dst, { name, type });
-  }
-  if (!store) fail("the last instruction must be STORE");
-  return { ninputs, nviews, hoisted, loads, body, store };
+  return decodeElementwise(words, firstView, EMITTER);
 }
+
+/** MSL's spelling of the ops (f64 as float-float, pt_df). */
+const EMITTER: EwEmitter = {
+  renderer: "msl renderer",
+  params: "pt_mtl_params",
+  maxArgs: MAX_ARGS,
+  ctype: CTYPE,
+  load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(vb${v}, dt${v}, @q${v})`,
+  constant: (ct, k) => ct === F32 ? `PT_F(${k})` : `pt_const_${SUFFIX[ct]}(p, ${k})`,
+  index: (ct) => ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : ct === F64 ? "pt_df_of_long(@i)" : "(float)@i",
+  cast,
+  unary: (op, x, ct) => (ct === F32 ? UNARY_F32 : ct === F64 ? UNARY_DF : UNARY_INT)[op]?.(x, ct),
+  binary,
+};
 
 /** Places instruction lines: each indented, with the placeholders of one element filled in. */
 const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string, ret = "return;") =>

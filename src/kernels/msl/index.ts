@@ -1,5 +1,5 @@
 /**
- * gather, scatter, index_put / index_get, nonzero and masked_select (index.c on the CPU,
+ * scatter, index_put, nonzero and masked_select (index.c on the CPU,
  * cuda/index.ts on CUDA). Reads run as ELEMENT launches; writes that may collide (scatter,
  * index_put) as SERIAL launches where thread 0 walks in row-major order, so the last writer
  * wins and float accumulation has one order. In error mode every index is checked (by the
@@ -7,7 +7,9 @@
  * output untouched; the first bad index in row-major order is the one reported. That first
  * one is found with a min-fold in threadgroup memory, since 64-bit atomics are not portable
  * across Metal GPUs.
+ * gather, index_get and index_put's helpers are templates/index.ts, written once.
  */
+import { IP_HELPERS } from "../templates/index.ts";
 import { KERNEL_HEAD } from "./preamble.ts";
 
 /** Helpers of the indexed-write kernels. */
@@ -90,59 +92,8 @@ ${KERNEL_HEAD}
 }
 `;
 
-/**
- * index_put / index_get [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8,
- * OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8, IDX VIEW x k,
- * VALS: buf, dtype, offset, b stride x8, rest stride x8]. VALS starts at slot 48 + 11k.
- */
-const INDEX_PUT_COMMON = String.raw`
-typedef struct {
-  int k, brank, rrank, mode, acc;
-  long bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], nb, nr;
-  pt_view out;  /* st: the indexed dims' strides */
-  long orest[PT_MAX_RANK];
-  pt_view vals; /* st: strides over bshape */
-  long vrest[PT_MAX_RANK];
-} pt_ip;
-
-inline void pt_ip_parse(constant pt_mtl_params &p, const thread pt_ptr *bufs, thread pt_ip &j) {
-  j.k = (int)PT_A(0);
-  if (j.k < 1 || j.k > PT_MAX_RANK) j.k = 1; /* the host check refuses such blocks */
-  j.brank = (int)PT_A(1);
-  j.rrank = (int)PT_A(10);
-  j.mode = (int)PT_A(19);
-  j.acc = (int)PT_A(20);
-  j.nb = pt_shape_at(p, 2, j.brank, j.bshape);
-  j.nr = pt_shape_at(p, 11, j.rrank, j.rshape);
-  j.out = pt_view_at(p, bufs, 29);
-  j.vals = pt_view_at(p, bufs, 48 + PT_VIEW_SLOTS * j.k);
-  for (int d = 0; d < PT_MAX_RANK; d++) {
-    j.orest[d] = PT_A(40 + d);
-    j.vrest[d] = PT_A(48 + PT_VIEW_SLOTS * j.k + 11 + d);
-  }
-}
-
-/* Index q at bshape position b: its raw value. */
-inline long pt_ip_index(constant pt_mtl_params &p, const thread pt_ptr *bufs, const thread pt_ip &j, int q, long b) {
-  const pt_view x = pt_view_at(p, bufs, 48 + PT_VIEW_SLOTS * q);
-  return pt_ld_i(x.b, x.dt, x.off + pt_offset_of(b, j.brank, j.bshape, x.st));
-}
-
-/* *off = the out element offset (from out.off) of bshape position b's indexed dims.
- * Returns -1, or the first q whose index is bad (its raw value in *bad_value). */
-inline int pt_ip_base(constant pt_mtl_params &p, const thread pt_ptr *bufs, const thread pt_ip &j, long b,
-                      thread long *off, thread long *bad_value) {
-  *off = 0;
-  for (int q = 0; q < j.k; q++) {
-    const long v = pt_ip_index(p, bufs, j, q, b), x = pt_norm_index(v, PT_A(21 + q), j.mode);
-    if (x < 0) { *bad_value = v; return q; }
-    *off += x * j.out.st[q];
-  }
-  return -1;
-}
-`;
-
-export const INDEX_PUT = INDEX_HELPERS + INDEX_PUT_COMMON + String.raw`
+/** index_put (the block of templates/index.ts IP_HELPERS). */
+export const INDEX_PUT = INDEX_HELPERS + IP_HELPERS + String.raw`
 /* out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r], row-major over (b, r); SERIAL. */
 ${KERNEL_HEAD}
   threadgroup ulong sh[PT_BLOCK];
@@ -169,30 +120,12 @@ ${KERNEL_HEAD}
   if (lid != 0) return;
   for (long b = 0; b < j.nb && j.nr > 0; b++) {
     long base = 0, unused = 0;
-    pt_ip_base(p, B, j, b, &base, &unused); /* every index was checked (or clamps, or wraps) */
-    base += j.out.off;
+    pt_ip_base(p, B, j, b, base, unused); /* every index was checked (or clamps, or wraps) */
+    base += j.vout.off;
     const long vb = j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st);
     for (long r = 0; r < j.nr; r++)
-      pt_combine(j.out.b, j.out.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
+      pt_combine(j.vout.b, j.vout.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
                  vb + pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.acc);
-  }
-}
-`;
-
-export const INDEX_GET = INDEX_PUT_COMMON + String.raw`
-/* vals[b, r] = out[idx0[b], ..., idx(k-1)[b], r]; ELEMENT launch over nb * nr. */
-${KERNEL_HEAD}
-  pt_ip j;
-  pt_ip_parse(p, B, j);
-  const long total = j.nb * j.nr;
-  for (long i = PT_FIRST; i < total; i += PT_STEP) {
-    const long b = i / j.nr, r = i % j.nr;
-    long base = 0, v = 0;
-    const int q = pt_ip_base(p, B, j, b, &base, &v);
-    if (q >= 0) { pt_fail(err, PT_KERR_INDEX, v, q, PT_A(21 + q)); return; }
-    pt_copy_elem(j.vals.b, j.vals.dt, j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) +
-                 pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.out.b, j.out.dt,
-                 j.out.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest));
   }
 }
 `;

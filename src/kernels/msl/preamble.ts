@@ -80,6 +80,11 @@ typedef ulong pt_u64;
 #define PT_SHAPE(k, rank, shape) pt_shape_at(p, (k), (rank), (shape))
 #define PT_FAIL(code, d0, d1, d2) pt_fail(err, (code), (d0), (d1), (d2))
 #define PT_UNROLL
+#define PT_FN inline
+#define PT_CTX constant pt_mtl_params &p, const thread pt_ptr *B,
+#define PT_PASS p, B,
+#define PT_CREF(T) const thread T &
+#define PT_OUT(T) thread T &
 #define pt_ld_i64 pt_ld_i
 
 typedef device uchar *pt_ptr;

@@ -1,5 +1,6 @@
 /**
- * The index kernels written once (gather; the rest still in cuda/, glsl/ and msl/index.ts).
+ * The index kernels written once: gather, index_get and the helpers of index_put (whose
+ * write order and scatter still differ per language: cuda/, glsl/ and msl/index.ts).
  * Reads run as ELEMENT launches over the index's elements; in error mode every index is
  * checked, and the first bad one an invocation meets is reported.
  */
@@ -30,6 +31,108 @@ ${d.kernel}
     if (k < 0) { PT_FAIL(PT_KERR_INDEX, v, axis, size); return; }
     pt_copy_elem(vout.b, vout.dt, vout.off + pt_offset_of(i, rank, shape, vout.st), vin.b, vin.dt,
                  vin.off + pt_offset_of(i, rank, shape, ist) + k * astride);
+  }
+}
+`;
+
+/**
+ * The helpers of index_put and index_get [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8,
+ * OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8, IDX VIEW x k, VALS: buf, dtype, offset,
+ * b stride x8, rest stride x8]. VALS starts at slot 48 + 11k; k is read at run time, so each possible k (and each
+ * index array q) is a branch with constant slot numbers: CUDA copies a parameter block indexed at run time to local memory.
+ */
+export const IP_HELPERS = String.raw`
+struct pt_ip {
+  int k, brank, rrank, mode, acc;
+  pt_i64 bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], nb, nr;
+  pt_view vout; /* st: the indexed dims' strides */
+  pt_i64 orest[PT_MAX_RANK];
+  pt_view vals; /* st: strides over bshape */
+  pt_i64 vrest[PT_MAX_RANK];
+};
+
+PT_FN void pt_ip_parse(PT_CTX PT_OUT(pt_ip) j) {
+  j.k = int(PT_A(0));
+  j.brank = int(PT_A(1));
+  j.rrank = int(PT_A(10));
+  j.mode = int(PT_A(19));
+  j.acc = int(PT_A(20));
+  j.nb = PT_SHAPE(2, j.brank, j.bshape);
+  j.nr = PT_SHAPE(11, j.rrank, j.rshape);
+  j.vout = PT_VIEW(29);
+  j.vals = j.vout;
+  PT_UNROLL
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    j.orest[d] = PT_A(40 + d);
+    j.vrest[d] = 0;
+  }
+  PT_UNROLL
+  for (int kk = 1; kk <= PT_MAX_RANK; kk++) {
+    if (kk == j.k) {
+      j.vals = PT_VIEW(48 + PT_VIEW_SLOTS * kk);
+      PT_UNROLL
+      for (int d = 0; d < PT_MAX_RANK; d++) j.vrest[d] = PT_A(48 + PT_VIEW_SLOTS * kk + 11 + d);
+    }
+  }
+}
+
+/* Index q at bshape position b: its raw value. */
+PT_FN pt_i64 pt_ip_index(PT_CTX PT_CREF(pt_ip) j, int q, pt_i64 b) {
+  pt_i64 v = 0;
+  PT_UNROLL
+  for (int qq = 0; qq < PT_MAX_RANK; qq++) {
+    if (qq == q) {
+      const pt_view x = PT_VIEW(48 + PT_VIEW_SLOTS * qq);
+      v = pt_ld_i64(x.b, x.dt, x.off + pt_offset_of(b, j.brank, j.bshape, x.st));
+    }
+  }
+  return v;
+}
+
+/* Size of indexed dim q. */
+PT_FN pt_i64 pt_ip_dim(PT_CTX int q) {
+  pt_i64 s = 0;
+  PT_UNROLL
+  for (int qq = 0; qq < PT_MAX_RANK; qq++)
+    if (qq == q) s = PT_A(21 + qq);
+  return s;
+}
+
+/* off = the out element offset (from vout.off) of bshape position b's indexed dims.
+ * Returns -1, or the first q whose index is bad (its raw value in bad_value). */
+PT_FN int pt_ip_base(PT_CTX PT_CREF(pt_ip) j, pt_i64 b, PT_OUT(pt_i64) off, PT_OUT(pt_i64) bad_value) {
+  off = 0;
+  bad_value = 0;
+  PT_UNROLL
+  for (int q = 0; q < PT_MAX_RANK; q++) {
+    if (q < j.k) {
+      const pt_i64 v = pt_ip_index(PT_PASS j, q, b), x = pt_norm_index(v, PT_A(21 + q), j.mode);
+      if (x < 0) {
+        bad_value = v;
+        return q;
+      }
+      off += x * j.vout.st[q];
+    }
+  }
+  return -1;
+}
+`;
+
+/** index_get (index_put's block, accumulate 0): vals[b, r] = out[idx0[b], ..., idx(k-1)[b], r]; ELEMENT launch over nb * nr. */
+export const indexGet = (d: Dialect): string =>
+  IP_HELPERS + String.raw`
+${d.kernel}
+  pt_ip j;
+  pt_ip_parse(PT_PASS j);
+  const pt_i64 total = j.nb * j.nr;
+  for (pt_i64 i = PT_FIRST; i < total; i += PT_STEP) {
+    const pt_i64 b = i / j.nr, r = i - b * j.nr;
+    pt_i64 base, v;
+    const int q = pt_ip_base(PT_PASS j, b, base, v);
+    if (q >= 0) { PT_FAIL(PT_KERR_INDEX, v, q, pt_ip_dim(PT_PASS q)); return; }
+    pt_copy_elem(j.vals.b, j.vals.dt, j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) +
+                 pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.vout.b, j.vout.dt,
+                 j.vout.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest));
   }
 }
 `;
