@@ -27,11 +27,11 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { CUDA_DIALECT, PREAMBLE } from "./cuda/preamble.ts";
-import { gather, indexGet } from "./templates/index.ts";
+import { gather, indexGet, maskedSelect, nonzero } from "./templates/index.ts";
 import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
 import { REDUCE, SCAN } from "./cuda/reduce.ts";
 import { SORT } from "./cuda/sort.ts";
-import { INDEX_PUT, MASKED_SELECT, NONZERO, SCATTER } from "./cuda/index.ts";
+import { INDEX_PUT, SCATTER } from "./cuda/index.ts";
 import { MATMUL, PHILOX } from "./cuda/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
@@ -46,8 +46,8 @@ export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   scatter: SCATTER,
   index_put: INDEX_PUT,
   index_get: indexGet(CUDA_DIALECT),
-  nonzero: NONZERO,
-  masked_select: MASKED_SELECT,
+  nonzero: nonzero(CUDA_DIALECT),
+  masked_select: maskedSelect(CUDA_DIALECT),
   philox: PHILOX,
 };
 

@@ -16,6 +16,14 @@
  *   PT_CTX, PT_PASS          a helper's leading parameters that reach the block (with their comma), and
  *                            the arguments a call passes for them: PT_A, PT_VIEW and PT_FAIL work in its body
  *   PT_CREF(T), PT_OUT(T)    a parameter read through a reference (const T &, in T), one written (T &, out T)
+ *   PT_ARR(T, name)          a read-only array parameter of PT_MAX_RANK elements (a shape)
+ *   PT_TID, PT_GROUP_ID      the invocation's index in its group (an int), the group's index
+ *   PT_SYNC()                a barrier of the group that also orders its shared memory
+ *   PT_BUF(k)                the buffer whose index is slot k's value (for pt_st_i64 and the other helpers)
+ *   PT_SHARED_GLOBAL(T, n),  a group-shared array n of PT_BLOCK elements: each template writes both,
+ *   PT_SHARED_LOCAL(T, n)    at file scope and at the top of the kernel, and the language keeps one
+ *   PT_SH(T, n), PT_SH_PASS(n)  a helper's parameter for shared array n and a call's argument for it
+ *                            (nothing where the array is global)
  *   PT_FIRST, PT_STEP        an ELEMENT launch's first element and stride
  *   pt_ld_i64, pt_copy_elem, pt_offset_of, pt_norm_index   the preambles' helpers, one name each
  */

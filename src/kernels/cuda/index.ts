@@ -1,11 +1,11 @@
 /**
- * scatter, index_put, nonzero and masked_select (index.c on the CPU).
+ * scatter and index_put (index.c on the CPU).
  * Reads run as ELEMENT launches; writes that may collide (scatter, index_put) as SERIAL
  * launches where thread 0 walks in row-major order, so the last writer wins and float
  * accumulation has one order. In error mode every index is checked (by the whole block)
  * before the first write, so a failed scatter or index_put leaves its output untouched;
  * the first bad index in row-major order is the one reported.
- * gather, index_get and index_put's helpers are templates/index.ts, written once.
+ * gather, index_get, nonzero, masked_select and index_put's helpers are templates/index.ts.
  */
 import { IP_HELPERS } from "../templates/index.ts";
 
@@ -117,117 +117,6 @@ extern "C" __global__ void pt_main(const pt_params p) {
     for (pt_i64 r = 0; r < j.nr; r++)
       pt_combine(j.vout.b, j.vout.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
                  vb + pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.acc);
-  }
-}
-`;
-
-/** Counting and block-wide ordered compaction for nonzero and masked_select (SERIAL). */
-const COMPACT_HELPERS = String.raw`
-/* Nonzero elements of view t over shape, counted by the block (every thread gets it). */
-static __device__ __forceinline__ pt_i64 pt_block_count(const pt_view &t, pt_i64 n, int rank, const pt_i64 *shape, pt_i64 *sh) {
-  const int tid = threadIdx.x;
-  pt_i64 c = 0;
-  for (pt_i64 i = tid; i < n; i += PT_BLOCK) c += pt_is_nonzero(t.b, t.dt, t.off + pt_offset_of(i, rank, shape, t.st));
-  sh[tid] = c;
-  __syncthreads();
-  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
-    if (tid < w) sh[tid] += sh[tid + w];
-    __syncthreads();
-  }
-  const pt_i64 r = sh[0];
-  __syncthreads();
-  return r;
-}
-
-/* Inclusive prefix sum of f over the block's threads in thread order; *total = the sum. */
-static __device__ __forceinline__ int pt_block_scan(int f, int *sh, int *total) {
-  const int tid = threadIdx.x;
-  sh[tid] = f;
-  __syncthreads();
-  for (int s = 1; s < PT_BLOCK; s <<= 1) {
-    const int t = tid >= s ? sh[tid - s] : 0;
-    __syncthreads();
-    sh[tid] += t;
-    __syncthreads();
-  }
-  const int incl = sh[tid];
-  *total = sh[PT_BLOCK - 1];
-  __syncthreads(); /* read by all before the next scan writes */
-  return incl;
-}
-`;
-
-/**
- * nonzero [rank, shape x8, IN VIEW, OUT buf, count]: OUT is int64 [count, rank] contiguous,
- * row-major order. The block counts first and reports PT_KERR_COUNT (details: expected,
- * found) without writing when the count differs; then it compacts 256 elements at a time.
- */
-export const NONZERO = COMPACT_HELPERS + String.raw`
-extern "C" __global__ void pt_main(const pt_params p) {
-  __shared__ int sh[PT_BLOCK];
-  __shared__ pt_i64 cnt[PT_BLOCK];
-  const int rank = (int)p.a[0];
-  pt_i64 shape[PT_MAX_RANK];
-  const pt_i64 n = pt_shape_at(p, 1, rank, shape);
-  const pt_view in = pt_view_at(p, 9);
-  pt_i64 *coords = (pt_i64 *)pt_buf(p, (int)p.a[20]);
-  const pt_i64 want = PT_A(21);
-  const int tid = threadIdx.x;
-  if (blockIdx.x != 0) return;
-  const pt_i64 found = pt_block_count(in, n, rank, shape, cnt);
-  if (found != want) {
-    if (tid == 0) pt_fail(p.err, PT_KERR_COUNT, want, found, 0);
-    return;
-  }
-  pt_i64 row = 0;
-  for (pt_i64 c0 = 0; c0 < n; c0 += PT_BLOCK) {
-    const pt_i64 i = c0 + tid;
-    const int f = i < n && pt_is_nonzero(in.b, in.dt, in.off + pt_offset_of(i, rank, shape, in.st));
-    int total;
-    const int incl = pt_block_scan(f, sh, &total);
-    if (f) {
-      pt_i64 r = i;
-      pt_i64 *at = coords + (row + incl - 1) * rank;
-#pragma unroll
-      for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-        if (d < rank) {
-          at[d] = r % shape[d];
-          r /= shape[d];
-        }
-      }
-    }
-    row += total;
-  }
-}
-`;
-
-/** masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]. */
-export const MASKED_SELECT = COMPACT_HELPERS + String.raw`
-extern "C" __global__ void pt_main(const pt_params p) {
-  __shared__ int sh[PT_BLOCK];
-  __shared__ pt_i64 cnt[PT_BLOCK];
-  const int rank = (int)p.a[0];
-  pt_i64 shape[PT_MAX_RANK];
-  const pt_i64 n = pt_shape_at(p, 1, rank, shape);
-  const pt_view in = pt_view_at(p, 9), mask = pt_view_at(p, 20), out = pt_view_at(p, 31);
-  const pt_i64 want = PT_A(42);
-  const int tid = threadIdx.x;
-  if (blockIdx.x != 0) return;
-  const pt_i64 found = pt_block_count(mask, n, rank, shape, cnt);
-  if (found != want) {
-    if (tid == 0) pt_fail(p.err, PT_KERR_COUNT, want, found, 0);
-    return;
-  }
-  pt_i64 row = 0;
-  for (pt_i64 c0 = 0; c0 < n; c0 += PT_BLOCK) {
-    const pt_i64 i = c0 + tid;
-    const int f = i < n && pt_is_nonzero(mask.b, mask.dt, mask.off + pt_offset_of(i, rank, shape, mask.st));
-    int total;
-    const int incl = pt_block_scan(f, sh, &total);
-    if (f)
-      pt_copy_elem(out.b, out.dt, out.off + (row + incl - 1) * out.st[0], in.b, in.dt,
-                   in.off + pt_offset_of(i, rank, shape, in.st));
-    row += total;
   }
 }
 `;

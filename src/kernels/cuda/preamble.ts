@@ -71,6 +71,15 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 #define PT_PASS p,
 #define PT_CREF(T) const T &
 #define PT_OUT(T) T &
+#define PT_TID int(threadIdx.x)
+#define PT_GROUP_ID blockIdx.x
+#define PT_SYNC() __syncthreads()
+#define PT_BUF(k) pt_buf(p, int(PT_A(k)))
+#define PT_ARR(T, name) const T *name
+#define PT_SHARED_GLOBAL(T, name)
+#define PT_SHARED_LOCAL(T, name) __shared__ T name[PT_BLOCK];
+#define PT_SH(T, name) T *name,
+#define PT_SH_PASS(name) name,
 
 static __device__ __forceinline__ bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
 static __device__ __forceinline__ int pt_dtype_size(int dt) {

@@ -1,5 +1,5 @@
 /**
- * scatter, index_put, nonzero and masked_select (index.c on the CPU;
+ * scatter and index_put (index.c on the CPU;
  * the structure is cuda/index.ts's). Reads run as ELEMENT launches; writes that may
  * collide (scatter, index_put) as SERIAL launches that go 256 elements at a time: the group
  * finds each element's source and destination, then invocation 0 writes them in row-major
@@ -8,7 +8,7 @@
  * index_put leaves its output untouched; the first bad index in row-major order is the one
  * reported. The first bad position is found by a shared-memory min tree rather than an
  * atomic, since 64-bit shared atomics are not among params.h's device requirements.
- * gather, index_get and index_put's helpers are templates/index.ts, written once.
+ * gather, index_get, nonzero, masked_select and index_put's helpers are templates/index.ts.
  */
 import { IP_HELPERS } from "../templates/index.ts";
 
@@ -148,115 +148,6 @@ void main() {
     barrier();
     if (tid == 0l) pt_write_chunk(j.vout.b, j.vout.dt, j.vals.b, j.vals.dt, int(min(total - c0, int64_t(PT_BLOCK))), j.acc);
     barrier(); /* invocation 0 has read the offsets before the next chunk's replace them */
-  }
-}
-`;
-
-/** Counting and group-wide ordered compaction for nonzero and masked_select (SERIAL). */
-const COMPACT_HELPERS = String.raw`
-shared int64_t cnt[PT_BLOCK];
-shared int scan_sh[PT_BLOCK];
-
-/* Nonzero elements of view t over shape, counted by the group (every invocation gets it). */
-int64_t pt_group_count(pt_view t, int64_t n, int rank, int64_t shape[PT_MAX_RANK]) {
-  const int tid = int(gl_LocalInvocationID.x);
-  int64_t c = 0;
-  for (int64_t i = int64_t(tid); i < n; i += PT_BLOCK)
-    if (pt_is_nonzero(t.b, t.dt, t.off + pt_offset_of(i, rank, shape, t.st))) c++;
-  cnt[tid] = c;
-  barrier();
-  [[unroll]] for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
-    if (tid < w) cnt[tid] += cnt[tid + w];
-    barrier();
-  }
-  const int64_t r = cnt[0];
-  barrier();
-  return r;
-}
-
-/* Inclusive prefix sum of f over the group in invocation order; total = the sum. */
-int pt_group_scan(int f, out int total) {
-  const int tid = int(gl_LocalInvocationID.x);
-  scan_sh[tid] = f;
-  barrier();
-  [[unroll]] for (int s = 1; s < PT_BLOCK; s <<= 1) { /* runs per 256 elements: llvmpipe counts loop passes (preamble.ts) */
-    const int t = tid >= s ? scan_sh[tid - s] : 0;
-    barrier();
-    scan_sh[tid] += t;
-    barrier();
-  }
-  const int incl = scan_sh[tid];
-  total = scan_sh[PT_BLOCK - 1];
-  barrier(); /* read by all before the next scan writes */
-  return incl;
-}
-`;
-
-/**
- * nonzero [rank, shape x8, IN VIEW, OUT buf, count]: OUT is int64 [count, rank] contiguous,
- * row-major order. The group counts first and reports PT_KERR_COUNT (details: expected,
- * found) without writing when the count differs; then it compacts 256 elements at a time.
- */
-export const NONZERO = COMPACT_HELPERS + String.raw`
-void main() {
-  const int rank = int(PT_P.a[0]);
-  int64_t shape[PT_MAX_RANK];
-  const int64_t n = pt_shape_at(1, rank, shape);
-  const pt_view vin = pt_view_at(9);
-  const uint64_t coords = PT_P.buf[int(PT_P.a[20])];
-  const int64_t want = PT_A(21);
-  const int tid = int(gl_LocalInvocationID.x);
-  if (gl_WorkGroupID.x != 0u) return;
-  const int64_t found = pt_group_count(vin, n, rank, shape);
-  if (found != want) {
-    if (tid == 0) pt_fail(PT_KERR_COUNT, want, found, 0l);
-    return;
-  }
-  int64_t row = 0;
-  for (int64_t c0 = 0; c0 < n; c0 += PT_BLOCK) {
-    const int64_t i = c0 + int64_t(tid);
-    const int f = i < n && pt_is_nonzero(vin.b, vin.dt, vin.off + pt_offset_of(i, rank, shape, vin.st)) ? 1 : 0;
-    int total;
-    const int incl = pt_group_scan(f, total);
-    if (f != 0) {
-      int64_t r = i;
-      const int64_t at = (row + int64_t(incl) - 1l) * int64_t(rank);
-      for (int d = rank - 1; d >= 0; d--) {
-        const int64_t q = r / shape[d];
-        pt_put_i64(coords, at + int64_t(d), r - q * shape[d]);
-        r = q;
-      }
-    }
-    row += int64_t(total);
-  }
-}
-`;
-
-/** masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]. */
-export const MASKED_SELECT = COMPACT_HELPERS + String.raw`
-void main() {
-  const int rank = int(PT_P.a[0]);
-  int64_t shape[PT_MAX_RANK];
-  const int64_t n = pt_shape_at(1, rank, shape);
-  const pt_view vin = pt_view_at(9), mask = pt_view_at(20), vout = pt_view_at(31);
-  const int64_t want = PT_A(42);
-  const int tid = int(gl_LocalInvocationID.x);
-  if (gl_WorkGroupID.x != 0u) return;
-  const int64_t found = pt_group_count(mask, n, rank, shape);
-  if (found != want) {
-    if (tid == 0) pt_fail(PT_KERR_COUNT, want, found, 0l);
-    return;
-  }
-  int64_t row = 0;
-  for (int64_t c0 = 0; c0 < n; c0 += PT_BLOCK) {
-    const int64_t i = c0 + int64_t(tid);
-    const int f = i < n && pt_is_nonzero(mask.b, mask.dt, mask.off + pt_offset_of(i, rank, shape, mask.st)) ? 1 : 0;
-    int total;
-    const int incl = pt_group_scan(f, total);
-    if (f != 0)
-      pt_copy_elem(vout.b, vout.dt, vout.off + (row + int64_t(incl) - 1l) * vout.st[0], vin.b, vin.dt,
-                   vin.off + pt_offset_of(i, rank, shape, vin.st));
-    row += int64_t(total);
   }
 }
 `;

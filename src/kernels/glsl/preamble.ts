@@ -95,12 +95,21 @@ const HELPERS = String.raw`
 #define PT_VIEW(k) pt_view_at(k)
 #define PT_SHAPE(k, rank, shape) pt_shape_at((k), (rank), (shape))
 #define PT_FAIL(code, d0, d1, d2) pt_fail((code), int64_t(d0), int64_t(d1), int64_t(d2))
-#define PT_UNROLL
+#define PT_UNROLL [[unroll]]
 #define PT_FN
 #define PT_CTX
 #define PT_PASS
 #define PT_CREF(T) in T
 #define PT_OUT(T) out T
+#define PT_TID int(gl_LocalInvocationID.x)
+#define PT_GROUP_ID gl_WorkGroupID.x
+#define PT_SYNC() barrier()
+#define PT_BUF(k) PT_P.buf[int(PT_A(k))]
+#define PT_ARR(T, name) T name[PT_MAX_RANK]
+#define PT_SHARED_GLOBAL(T, name) shared T name[PT_BLOCK];
+#define PT_SHARED_LOCAL(T, name)
+#define PT_SH(T, name)
+#define PT_SH_PASS(name)
 
 double pt_inf() { return uint64BitsToDouble(0x7ff0000000000000ul); }
 double pt_nan() { return uint64BitsToDouble(0x7ff8000000000000ul); }

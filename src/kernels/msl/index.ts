@@ -1,5 +1,5 @@
 /**
- * scatter, index_put, nonzero and masked_select (index.c on the CPU,
+ * scatter and index_put (index.c on the CPU,
  * cuda/index.ts on CUDA). Reads run as ELEMENT launches; writes that may collide (scatter,
  * index_put) as SERIAL launches where thread 0 walks in row-major order, so the last writer
  * wins and float accumulation has one order. In error mode every index is checked (by the
@@ -7,7 +7,7 @@
  * output untouched; the first bad index in row-major order is the one reported. That first
  * one is found with a min-fold in threadgroup memory, since 64-bit atomics are not portable
  * across Metal GPUs.
- * gather, index_get and index_put's helpers are templates/index.ts, written once.
+ * gather, index_get, nonzero, masked_select and index_put's helpers are templates/index.ts.
  */
 import { IP_HELPERS } from "../templates/index.ts";
 import { KERNEL_HEAD } from "./preamble.ts";
@@ -126,110 +126,6 @@ ${KERNEL_HEAD}
     for (long r = 0; r < j.nr; r++)
       pt_combine(j.vout.b, j.vout.dt, base + pt_offset_of(r, j.rrank, j.rshape, j.orest), j.vals.b, j.vals.dt,
                  vb + pt_offset_of(r, j.rrank, j.rshape, j.vrest), j.acc);
-  }
-}
-`;
-
-/** Counting and group-wide ordered compaction for nonzero and masked_select (SERIAL). */
-const COMPACT_HELPERS = String.raw`
-/* Nonzero elements of view t over shape, counted by the group (every thread gets it). */
-inline long pt_group_count(pt_view t, long n, int rank, const thread long *shape, threadgroup long *sh, uint lid) {
-  long c = 0;
-  for (long i = lid; i < n; i += PT_BLOCK) c += pt_is_nonzero(t.b, t.dt, t.off + pt_offset_of(i, rank, shape, t.st)) ? 1 : 0;
-  sh[lid] = c;
-  PT_BARRIER;
-  for (uint w = PT_BLOCK / 2; w > 0; w >>= 1) {
-    if (lid < w) sh[lid] += sh[lid + w];
-    PT_BARRIER;
-  }
-  const long r = sh[0];
-  PT_BARRIER;
-  return r;
-}
-
-/* Inclusive prefix sum of f over the group's threads in thread order; *total = the sum. */
-inline int pt_group_scan(int f, threadgroup int *sh, thread int *total, uint lid) {
-  sh[lid] = f;
-  PT_BARRIER;
-  for (uint s = 1; s < PT_BLOCK; s <<= 1) {
-    const int t = lid >= s ? sh[lid - s] : 0;
-    PT_BARRIER;
-    sh[lid] += t;
-    PT_BARRIER;
-  }
-  const int incl = sh[lid];
-  *total = sh[PT_BLOCK - 1];
-  PT_BARRIER; /* read by all before the next scan writes */
-  return incl;
-}
-`;
-
-/**
- * nonzero [rank, shape x8, IN VIEW, OUT buf, count]: OUT is int64 [count, rank] contiguous,
- * row-major order. The group counts first and reports PT_KERR_COUNT (details: expected,
- * found) without writing when the count differs; then it compacts 256 elements at a time.
- */
-export const NONZERO = COMPACT_HELPERS + String.raw`
-${KERNEL_HEAD}
-  threadgroup int sh[PT_BLOCK];
-  threadgroup long cnt[PT_BLOCK];
-  const int rank = (int)PT_A(0);
-  long shape[PT_MAX_RANK];
-  const long n = pt_shape_at(p, 1, rank, shape);
-  const pt_view vin = pt_view_at(p, B, 9);
-  device long *coords = (device long *)B[(int)PT_A(20) & (PT_MTL_MAX_BUFS - 1)];
-  const long want = PT_A(21);
-  if (group.x != 0) return;
-  const long found = pt_group_count(vin, n, rank, shape, cnt, lid);
-  if (found != want) {
-    if (lid == 0) pt_fail(err, PT_KERR_COUNT, want, found, 0);
-    return;
-  }
-  long row = 0;
-  for (long c0 = 0; c0 < n; c0 += PT_BLOCK) {
-    const long i = c0 + lid;
-    const int f = i < n && pt_is_nonzero(vin.b, vin.dt, vin.off + pt_offset_of(i, rank, shape, vin.st)) ? 1 : 0;
-    int total = 0;
-    const int incl = pt_group_scan(f, sh, &total, lid);
-    if (f) {
-      long r = i;
-      device long *at = coords + (row + incl - 1) * rank;
-      for (int d = rank - 1; d >= 0; d--) {
-        at[d] = r % shape[d];
-        r /= shape[d];
-      }
-    }
-    row += total;
-  }
-}
-`;
-
-/** masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]. */
-export const MASKED_SELECT = COMPACT_HELPERS + String.raw`
-${KERNEL_HEAD}
-  threadgroup int sh[PT_BLOCK];
-  threadgroup long cnt[PT_BLOCK];
-  const int rank = (int)PT_A(0);
-  long shape[PT_MAX_RANK];
-  const long n = pt_shape_at(p, 1, rank, shape);
-  const pt_view vin = pt_view_at(p, B, 9), mask = pt_view_at(p, B, 20), vout = pt_view_at(p, B, 31);
-  const long want = PT_A(42);
-  if (group.x != 0) return;
-  const long found = pt_group_count(mask, n, rank, shape, cnt, lid);
-  if (found != want) {
-    if (lid == 0) pt_fail(err, PT_KERR_COUNT, want, found, 0);
-    return;
-  }
-  long row = 0;
-  for (long c0 = 0; c0 < n; c0 += PT_BLOCK) {
-    const long i = c0 + lid;
-    const int f = i < n && pt_is_nonzero(mask.b, mask.dt, mask.off + pt_offset_of(i, rank, shape, mask.st)) ? 1 : 0;
-    int total = 0;
-    const int incl = pt_group_scan(f, sh, &total, lid);
-    if (f)
-      pt_copy_elem(vout.b, vout.dt, vout.off + (row + incl - 1) * vout.st[0], vin.b, vin.dt,
-                   vin.off + pt_offset_of(i, rank, shape, vin.st));
-    row += total;
   }
 }
 `;

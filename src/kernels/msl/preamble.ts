@@ -85,6 +85,16 @@ typedef ulong pt_u64;
 #define PT_PASS p, B,
 #define PT_CREF(T) const thread T &
 #define PT_OUT(T) thread T &
+#define PT_TID int(lid)
+#define PT_GROUP_ID group.x
+#define PT_SYNC() threadgroup_barrier(mem_flags::mem_threadgroup)
+#define PT_BUF(k) B[int(PT_A(k)) & (PT_MTL_MAX_BUFS - 1)]
+#define PT_ARR(T, name) const thread T *name
+#define PT_SHARED_GLOBAL(T, name)
+#define PT_SHARED_LOCAL(T, name) threadgroup T name[PT_BLOCK];
+#define PT_SH(T, name) threadgroup T *name,
+#define PT_SH_PASS(name) name,
+#define pt_st_i64 pt_st_i
 #define pt_ld_i64 pt_ld_i
 
 typedef device uchar *pt_ptr;

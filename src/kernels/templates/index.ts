@@ -136,3 +136,107 @@ ${d.kernel}
   }
 }
 `;
+
+/** Counting and group-wide ordered compaction for nonzero and masked_select (SERIAL: group 0 alone). */
+const COMPACT_HELPERS = String.raw`
+PT_SHARED_GLOBAL(pt_i64, pt_cnt_sh)
+PT_SHARED_GLOBAL(int, pt_scan_sh)
+
+/* Nonzero elements of view t over shape, counted by the group (every invocation gets it). */
+PT_FN pt_i64 pt_group_count(PT_SH(pt_i64, pt_cnt_sh) pt_view t, pt_i64 n, int rank, PT_ARR(pt_i64, shape), int tid) {
+  pt_i64 c = 0;
+  for (pt_i64 i = tid; i < n; i += PT_BLOCK)
+    if (pt_is_nonzero(t.b, t.dt, t.off + pt_offset_of(i, rank, shape, t.st))) c += 1;
+  pt_cnt_sh[tid] = c;
+  PT_SYNC();
+  PT_UNROLL
+  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
+    if (tid < w) pt_cnt_sh[tid] += pt_cnt_sh[tid + w];
+    PT_SYNC();
+  }
+  const pt_i64 r = pt_cnt_sh[0];
+  PT_SYNC();
+  return r;
+}
+
+/* Inclusive prefix sum of f over the group in invocation order; total = the sum. It runs once per
+ * PT_BLOCK elements: unrolled, since llvmpipe ends a shader's loops after so many passes (glsl/preamble.ts). */
+PT_FN int pt_group_scan(PT_SH(int, pt_scan_sh) int f, PT_OUT(int) total, int tid) {
+  pt_scan_sh[tid] = f;
+  PT_SYNC();
+  PT_UNROLL
+  for (int s = 1; s < PT_BLOCK; s <<= 1) {
+    const int t = tid >= s ? pt_scan_sh[tid - s] : 0;
+    PT_SYNC();
+    pt_scan_sh[tid] += t;
+    PT_SYNC();
+  }
+  const int incl = pt_scan_sh[tid];
+  total = pt_scan_sh[PT_BLOCK - 1];
+  PT_SYNC(); /* read by all before the next scan writes */
+  return incl;
+}
+`;
+
+/**
+ * A compaction kernel: the group counts the nonzero elements of view `counted` over the shape at slot 1 and
+ * reports PT_KERR_COUNT (details: expected, found) without writing when the count is not slot `wantSlot`'s; then it
+ * walks PT_BLOCK elements at a time, and `write` stores each selected element i at row `row + incl - 1`.
+ */
+const compact = (d: Dialect, views: string, counted: string, wantSlot: number, write: string): string =>
+  COMPACT_HELPERS + String.raw`
+${d.kernel}
+  PT_SHARED_LOCAL(pt_i64, pt_cnt_sh)
+  PT_SHARED_LOCAL(int, pt_scan_sh)
+  const int rank = int(PT_A(0));
+  pt_i64 shape[PT_MAX_RANK];
+  const pt_i64 n = PT_SHAPE(1, rank, shape);
+  ${views}
+  const pt_i64 want = PT_A(${wantSlot});
+  const int tid = PT_TID;
+  if (PT_GROUP_ID != 0) return;
+  const pt_i64 found = pt_group_count(PT_SH_PASS(pt_cnt_sh) ${counted}, n, rank, shape, tid);
+  if (found != want) {
+    if (tid == 0) PT_FAIL(PT_KERR_COUNT, want, found, 0);
+    return;
+  }
+  pt_i64 row = 0;
+  for (pt_i64 c0 = 0; c0 < n; c0 += PT_BLOCK) {
+    const pt_i64 i = c0 + tid;
+    const int f = i < n && pt_is_nonzero(${counted}.b, ${counted}.dt, ${counted}.off + pt_offset_of(i, rank, shape, ${counted}.st)) ? 1 : 0;
+    int total;
+    const int incl = pt_group_scan(PT_SH_PASS(pt_scan_sh) f, total, tid);
+    if (f != 0) {
+${write}
+    }
+    row += total;
+  }
+}
+`;
+
+/** nonzero [rank, shape x8, IN VIEW, OUT buf, count]: OUT is int64 [count, rank] contiguous, row-major order. */
+export const nonzero = (d: Dialect): string =>
+  compact(
+    d,
+    "const pt_view vin = PT_VIEW(9);",
+    "vin",
+    21,
+    String.raw`      pt_i64 r = i;
+      const pt_i64 at = (row + incl - 1) * rank;
+      for (int k = rank - 1; k >= 0; k--) {
+        const pt_i64 q = r / shape[k];
+        pt_st_i64(PT_BUF(20), PT_I64, at + k, r - q * shape[k]);
+        r = q;
+      }`,
+  );
+
+/** masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]. */
+export const maskedSelect = (d: Dialect): string =>
+  compact(
+    d,
+    "const pt_view vin = PT_VIEW(9), mask = PT_VIEW(20), vout = PT_VIEW(31);",
+    "mask",
+    42,
+    String.raw`      pt_copy_elem(vout.b, vout.dt, vout.off + (row + incl - 1) * vout.st[0], vin.b, vin.dt,
+                   vin.off + pt_offset_of(i, rank, shape, vin.st));`,
+  );
