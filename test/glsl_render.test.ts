@@ -156,7 +156,8 @@ test("glsl: matmul strides over tiles past 65535 groups a dimension; work one in
   assert.match(glslTemplateSource("scan"), /\[\[unroll\]\] for \(int u = 0; u < PT_SCAN_UNROLL; u\+\+\)/, "scan's chain");
   assert.match(glslTemplateSource("sort"), /\[\[unroll\]\] for \(int u = 0; u < PT_SORT_UNROLL; u\+\+\)/, "sort's in-place steps");
   for (const kind of ["scatter", "index_put"]) {
-    assert.match(glslTemplateSource(kind), /if \(tid == 0l\) pt_write_chunk\(/, `${kind} writes 256 at a time`);
+    assert.match(glslTemplateSource(kind), /if \(tid == 0\) pt_write_chunk\(/, `${kind} writes 256 at a time`);
+    assert.match(glslTemplateSource(kind), /PT_UNROLL\n +for \(int u = 0; u < PT_WRITE_UNROLL; u\+\+\)/, `${kind}'s writes a loop pass`);
   }
   assert.doesNotMatch(glslTemplateSource("reduce"), /do \{/, "no loop in the f16 conversion every load may call");
 });

@@ -27,11 +27,11 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { CUDA_DIALECT, PREAMBLE } from "./cuda/preamble.ts";
-import { gather, indexGet, maskedSelect, nonzero } from "./templates/index.ts";
+import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
 import { REDUCE, SCAN } from "./cuda/reduce.ts";
 import { SORT } from "./cuda/sort.ts";
-import { INDEX_PUT, SCATTER } from "./cuda/index.ts";
+import { COMBINE } from "./cuda/index.ts";
 import { MATMUL, PHILOX } from "./cuda/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
@@ -43,8 +43,8 @@ export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   matmul: MATMUL,
   sort: SORT,
   gather: gather(CUDA_DIALECT),
-  scatter: SCATTER,
-  index_put: INDEX_PUT,
+  scatter: scatter(CUDA_DIALECT, COMBINE),
+  index_put: indexPut(CUDA_DIALECT, COMBINE),
   index_get: indexGet(CUDA_DIALECT),
   nonzero: nonzero(CUDA_DIALECT),
   masked_select: maskedSelect(CUDA_DIALECT),

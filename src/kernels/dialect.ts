@@ -7,6 +7,7 @@
  * template dialect"), and by the few strings below:
  *
  *   pt_i64, pt_u64           64-bit integer types
+ *   PT_PTR                   the type of a buffer as pt_view.b holds it
  *   PT_A(k)                  slot k of the argument block, as a pt_i64
  *   PT_VIEW(k)               the VIEW at slot k (a pt_view: b, dt, off, st[8])
  *   PT_SHAPE(k, rank, sh)    reads a shape of `rank` dims from slot k into sh; its element count

@@ -23,12 +23,12 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { GLSL_DIALECT, PREAMBLE } from "./glsl/preamble.ts";
-import { gather, indexGet, maskedSelect, nonzero } from "./templates/index.ts";
+import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { MATH } from "./glsl/math.ts";
 import { renderElementwise } from "./glsl/elementwise.ts";
 import { REDUCE, renderEwReduce, SCAN } from "./glsl/reduce.ts";
 import { SORT } from "./glsl/sort.ts";
-import { INDEX_PUT, SCATTER } from "./glsl/index.ts";
+import { COMBINE } from "./glsl/index.ts";
 import { MATMUL, PHILOX } from "./glsl/random.ts";
 
 /** Template kinds (blocks.h) and their main(), after the preamble (and math where used). */
@@ -38,8 +38,8 @@ export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
   matmul: MATMUL,
   sort: SORT,
   gather: gather(GLSL_DIALECT),
-  scatter: SCATTER,
-  index_put: INDEX_PUT,
+  scatter: scatter(GLSL_DIALECT, COMBINE),
+  index_put: indexPut(GLSL_DIALECT, COMBINE),
   index_get: indexGet(GLSL_DIALECT),
   nonzero: nonzero(GLSL_DIALECT),
   masked_select: maskedSelect(GLSL_DIALECT),

@@ -26,12 +26,12 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { MSL_DIALECT, PREAMBLE } from "./msl/preamble.ts";
-import { gather, indexGet, maskedSelect, nonzero } from "./templates/index.ts";
+import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { DF_HELPERS } from "./msl/df.ts";
 import { renderElementwise, renderEwReduce } from "./msl/elementwise.ts";
 import { REDUCE, SCAN } from "./msl/reduce.ts";
 import { SORT } from "./msl/sort.ts";
-import { INDEX_PUT, SCATTER } from "./msl/index.ts";
+import { COMBINE } from "./msl/index.ts";
 import { MATMUL, PHILOX } from "./msl/random.ts";
 
 export { KERNEL_HEAD, PARAMS } from "./msl/preamble.ts";
@@ -43,8 +43,8 @@ export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
   matmul: MATMUL,
   sort: SORT,
   gather: gather(MSL_DIALECT),
-  scatter: SCATTER,
-  index_put: INDEX_PUT,
+  scatter: scatter(MSL_DIALECT, COMBINE),
+  index_put: indexPut(MSL_DIALECT, COMBINE),
   index_get: indexGet(MSL_DIALECT),
   nonzero: nonzero(MSL_DIALECT),
   masked_select: maskedSelect(MSL_DIALECT),

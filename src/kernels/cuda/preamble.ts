@@ -71,6 +71,7 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 #define PT_PASS p,
 #define PT_CREF(T) const T &
 #define PT_OUT(T) T &
+#define PT_PTR char *
 #define PT_TID int(threadIdx.x)
 #define PT_GROUP_ID blockIdx.x
 #define PT_SYNC() __syncthreads()

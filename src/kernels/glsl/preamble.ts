@@ -101,6 +101,7 @@ const HELPERS = String.raw`
 #define PT_PASS
 #define PT_CREF(T) in T
 #define PT_OUT(T) out T
+#define PT_PTR uint64_t
 #define PT_TID int(gl_LocalInvocationID.x)
 #define PT_GROUP_ID gl_WorkGroupID.x
 #define PT_SYNC() barrier()

@@ -85,6 +85,7 @@ typedef ulong pt_u64;
 #define PT_PASS p, B,
 #define PT_CREF(T) const thread T &
 #define PT_OUT(T) thread T &
+#define PT_PTR pt_ptr
 #define PT_TID int(lid)
 #define PT_GROUP_ID group.x
 #define PT_SYNC() threadgroup_barrier(mem_flags::mem_threadgroup)

@@ -240,3 +240,139 @@ export const maskedSelect = (d: Dialect): string =>
     String.raw`      pt_copy_elem(vout.b, vout.dt, vout.off + (row + incl - 1) * vout.st[0], vin.b, vin.dt,
                    vin.off + pt_offset_of(i, rank, shape, vin.st));`,
   );
+
+/**
+ * The ordered writes of scatter and index_put (SERIAL: group 0 alone). The group finds each element's destination
+ * and source offsets, PT_BLOCK elements at a time, then invocation 0 combines them in row-major order, so the last
+ * writer wins and float accumulation has one order. In error mode every index is checked (by the whole group) before
+ * the first write, so a failed scatter or index_put leaves its output untouched; the first bad index in row-major
+ * order is the one reported. pt_combine (=, +=, max=, min=) is each language's: MSL combines floats in float-float.
+ */
+const WRITE_HELPERS = String.raw`
+PT_SHARED_GLOBAL(pt_i64, pt_dst)
+PT_SHARED_GLOBAL(pt_i64, pt_src)
+PT_SHARED_GLOBAL(pt_i64, pt_mins)
+#define PT_WRITE_UNROLL 4
+
+/* Invocation 0 combines the chunk's first m pairs in order, 4 a loop pass: with one a pass,
+ * llvmpipe would end its loops (glsl/preamble.ts) after about 60k writes; with 4, a launch writes
+ * 200k there, and each doubling of the unroll costs seconds more of llvmpipe's compile time. */
+PT_FN void pt_write_chunk(PT_SH(pt_i64, pt_dst) PT_SH(pt_i64, pt_src) PT_PTR db, int ddt, PT_PTR sb, int sdt, int m, int reduce) {
+  for (int j0 = 0; j0 < m; j0 += PT_WRITE_UNROLL) {
+    PT_UNROLL
+    for (int u = 0; u < PT_WRITE_UNROLL; u++)
+      if (j0 + u < m) pt_combine(db, ddt, pt_dst[j0 + u], sb, sdt, pt_src[j0 + u], reduce);
+  }
+}
+
+/* The smallest of the group's values (every invocation gets it); PT_I64_MAX for none. */
+PT_FN pt_i64 pt_group_min(PT_SH(pt_i64, pt_mins) pt_i64 v, int tid) {
+  pt_mins[tid] = v;
+  PT_SYNC();
+  PT_UNROLL
+  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
+    if (tid < w && pt_mins[tid + w] < pt_mins[tid]) pt_mins[tid] = pt_mins[tid + w];
+    PT_SYNC();
+  }
+  const pt_i64 r = pt_mins[0];
+  PT_SYNC();
+  return r;
+}
+`;
+
+const WRITE_ARRAYS = String.raw`  PT_SHARED_LOCAL(pt_i64, pt_dst)
+  PT_SHARED_LOCAL(pt_i64, pt_src)
+  PT_SHARED_LOCAL(pt_i64, pt_mins)`;
+
+/** scatter [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW, SRC VIEW]; `combine` defines pt_combine. */
+export const scatter = (d: Dialect, combine: string): string =>
+  combine + WRITE_HELPERS + String.raw`
+/* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p. */
+${d.kernel}
+${WRITE_ARRAYS}
+  int rank = int(PT_A(0));
+  if (rank == 0) rank = 1;
+  pt_i64 shape[PT_MAX_RANK];
+  const pt_i64 n = PT_SHAPE(1, rank, shape);
+  const int axis = int(PT_A(9)), mode = int(PT_A(11)), reduce = int(PT_A(12));
+  const pt_i64 size = PT_A(10);
+  const pt_view vout = PT_VIEW(13), ix = PT_VIEW(24), src = PT_VIEW(35);
+  const int tid = PT_TID;
+  if (PT_GROUP_ID != 0 || n == 0) return;
+  pt_i64 ost[PT_MAX_RANK]; /* out's strides with the axis left out */
+  pt_i64 astride = 0;
+  PT_UNROLL
+  for (int d = 0; d < PT_MAX_RANK; d++) {
+    ost[d] = d == axis ? pt_i64(0) : vout.st[d];
+    if (d == axis) astride = vout.st[d];
+  }
+  if (mode == 0 || size <= 0) { /* find the first bad index before writing anything */
+    pt_i64 mine = PT_I64_MAX;
+    for (pt_i64 i = tid; i < n; i += PT_BLOCK)
+      if (pt_norm_index(pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode) < 0) {
+        mine = i;
+        break;
+      }
+    const pt_i64 bad = pt_group_min(PT_SH_PASS(pt_mins) mine, tid);
+    if (bad != PT_I64_MAX) {
+      if (tid == 0) PT_FAIL(PT_KERR_INDEX, pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(bad, rank, shape, ix.st)), axis, size);
+      return;
+    }
+  }
+  for (pt_i64 c0 = 0; c0 < n; c0 += PT_BLOCK) {
+    const pt_i64 i = c0 + tid;
+    if (i < n) {
+      const pt_i64 k = pt_norm_index(pt_ld_i64(ix.b, ix.dt, ix.off + pt_offset_of(i, rank, shape, ix.st)), size, mode);
+      pt_dst[tid] = vout.off + pt_offset_of(i, rank, shape, ost) + k * astride;
+      pt_src[tid] = src.off + pt_offset_of(i, rank, shape, src.st);
+    }
+    PT_SYNC();
+    if (tid == 0) pt_write_chunk(PT_SH_PASS(pt_dst) PT_SH_PASS(pt_src) vout.b, vout.dt, src.b, src.dt, int(n - c0 < PT_BLOCK ? n - c0 : pt_i64(PT_BLOCK)), reduce);
+    PT_SYNC(); /* invocation 0 has read the offsets before the next chunk's replace them */
+  }
+}
+`;
+
+/** index_put (IP_HELPERS' block): out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r], row-major over (b, r). */
+export const indexPut = (d: Dialect, combine: string): string =>
+  combine + WRITE_HELPERS + IP_HELPERS + String.raw`
+${d.kernel}
+${WRITE_ARRAYS}
+  pt_ip j;
+  pt_ip_parse(PT_PASS j);
+  const int tid = PT_TID;
+  if (PT_GROUP_ID != 0) return;
+  /* Each index array in turn, in error mode (or with a zero-size dim): the first bad one. */
+  PT_UNROLL
+  for (int q = 0; q < PT_MAX_RANK; q++) {
+    const pt_i64 size = PT_A(21 + q);
+    if (q < j.k && j.nb > 0 && (j.mode == 0 || size <= 0)) {
+      pt_i64 mine = PT_I64_MAX;
+      for (pt_i64 b = tid; b < j.nb; b += PT_BLOCK)
+        if (pt_norm_index(pt_ip_index(PT_PASS j, q, b), size, j.mode) < 0) {
+          mine = b;
+          break;
+        }
+      const pt_i64 at = pt_group_min(PT_SH_PASS(pt_mins) mine, tid);
+      if (at != PT_I64_MAX) {
+        if (tid == 0) PT_FAIL(PT_KERR_INDEX, pt_ip_index(PT_PASS j, q, at), q, size);
+        return;
+      }
+    }
+  }
+  const pt_i64 total = j.nb * j.nr;
+  for (pt_i64 c0 = 0; c0 < total; c0 += PT_BLOCK) {
+    const pt_i64 e = c0 + tid;
+    if (e < total) {
+      const pt_i64 b = e / j.nr, r = e - b * j.nr;
+      pt_i64 base, unused;
+      pt_ip_base(PT_PASS j, b, base, unused); /* every index was checked (or clamps, or wraps) */
+      pt_dst[tid] = j.vout.off + base + pt_offset_of(r, j.rrank, j.rshape, j.orest);
+      pt_src[tid] = j.vals.off + pt_offset_of(b, j.brank, j.bshape, j.vals.st) + pt_offset_of(r, j.rrank, j.rshape, j.vrest);
+    }
+    PT_SYNC();
+    if (tid == 0) pt_write_chunk(PT_SH_PASS(pt_dst) PT_SH_PASS(pt_src) j.vout.b, j.vout.dt, j.vals.b, j.vals.dt, int(total - c0 < PT_BLOCK ? total - c0 : pt_i64(PT_BLOCK)), j.acc);
+    PT_SYNC(); /* invocation 0 has read the offsets before the next chunk's replace them */
+  }
+}
+`;
