@@ -1,0 +1,369 @@
+/**
+ * The index kernels written once (src/kernels/templates/index.ts) as CUDA C, run on the CPU:
+ * g++ compiles each with tools/cuda_emu (a block is 256 fibers on one thread, with real
+ * barriers, warps in a random order), and each result is checked against a plain JS loop.
+ * GLSL's text of the same templates runs in every Vulkan pass (lavapipe in CI); this is
+ * what checks the CUDA and HIP text without a GPU.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { assert, rng, testUnless } from "./harness.ts";
+import { cudaTemplateSource } from "../src/kernels/cuda.ts";
+
+const F32 = 0, I32 = 4, I64 = 5, U8 = 6;
+const SIZE: Record<number, number> = { [F32]: 4, [I32]: 4, [I64]: 8, [U8]: 1 };
+const KERR_INDEX = 1, KERR_COUNT = 4;
+
+const view = (buf: number, dt: number, offset: number, strides: readonly number[]) => [buf, dt, offset, ...pad8(strides, 0)];
+const pad8 = (xs: readonly number[], fill: number) => Array.from({ length: 8 }, (_, d) => xs[d] ?? fill);
+
+function bytes(dt: number, values: readonly number[]): Uint8Array {
+  const b = new Uint8Array(values.length * SIZE[dt]), v = new DataView(b.buffer);
+  values.forEach((x, i) => {
+    if (dt === F32) v.setFloat32(4 * i, x, true);
+    else if (dt === I32) v.setInt32(4 * i, x, true);
+    else if (dt === I64) v.setBigInt64(8 * i, BigInt(x), true);
+    else v.setUint8(i, x);
+  });
+  return b;
+}
+function values(dt: number, b: Uint8Array): number[] {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength), n = b.length / SIZE[dt];
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      dt === F32
+        ? v.getFloat32(4 * i, true)
+        : dt === I32
+        ? v.getInt32(4 * i, true)
+        : dt === I64
+        ? Number(v.getBigInt64(8 * i, true))
+        : v.getUint8(i),
+  );
+}
+
+/** One launch: a template, its block, its buffers (the last one's bytes come back), the grid. */
+interface Launch {
+  name: string;
+  template: string;
+  slots: number[];
+  buffers: { dt: number; values: number[] }[];
+  grid: number;
+}
+/** What a launch left: the error word and details, and the last buffer's values. */
+interface Result {
+  err: number[];
+  out: number[];
+}
+
+function hasGxx(): boolean {
+  try {
+    return spawnSync("g++", ["--version"], { encoding: "utf8" }).status === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs the launches in one C++ unit under the emulator. */
+function emulate(launches: Launch[]): Result[] {
+  const dir = mkdtempSync(join(tmpdir(), "pt-index-emu-"));
+  try {
+    const templates = [...new Set(launches.map((l) => l.template))];
+    const unit = ["#define PT_NOINLINE __attribute__((noinline))", '#include "shim.h"'];
+    for (const t of templates) unit.push(`namespace t_${t} {\n#define pt_main pt_main_${t}\n${cudaTemplateSource(t)}\n#undef pt_main\n}`);
+    unit.push(String.raw`#include "run.h"
+#include <vector>
+static void *load(const char *path, long n) {
+  FILE *f = fopen(path, "rb");
+  char *b = (char *)calloc(1, n + 64);
+  if (n > 0 && (!f || fread(b, 1, n, f) != (size_t)n)) { fprintf(stderr, "cannot read %s\n", path); exit(3); }
+  if (f) fclose(f);
+  return b;
+}
+template <class P> static void fill(P &p, std::vector<double> a, std::vector<void *> bufs, long long *err) {
+  memset(&p, 0, sizeof p);
+  for (size_t i = 0; i < a.size(); i++) p.a[i] = a[i];
+  for (size_t i = 0; i < bufs.size(); i++) p.buf[i] = (unsigned long long)bufs[i];
+  p.nargs = (int)a.size(), p.nbuf = (int)bufs.size(), p.err = (unsigned long long)err;
+}
+static void dump(int k, long long *err, const char *b, long n) {
+  printf("%d %lld %lld %lld %lld ", k, err[0], err[1], err[2], err[3]);
+  for (long i = 0; i < n; i++) printf("%02x", (unsigned char)b[i]);
+  printf("\n");
+}
+int main() {`);
+    launches.forEach((l, k) => {
+      const names = l.buffers.map((b, i) => {
+        const file = join(dir, `b${k}_${i}.bin`), data = bytes(b.dt, b.values);
+        writeFileSync(file, data);
+        return { file, n: data.length };
+      });
+      const last = names[names.length - 1];
+      unit.push(`  { /* ${l.name} */
+    std::vector<void *> bufs = {${names.map((b) => `load("${b.file}", ${b.n})`).join(", ")}};
+    long long err[4] = {0, 0, 0, 0};
+    t_${l.template}::pt_params p; fill(p, {${l.slots}}, bufs, err); emu_launch(t_${l.template}::pt_main_${l.template}, p, ${l.grid});
+    dump(${k}, err, (const char *)bufs.back(), ${last.n});
+  }`);
+    });
+    unit.push("  return 0;\n}");
+    const file = join(dir, "index.cc"), exe = join(dir, "index");
+    writeFileSync(file, unit.join("\n"));
+    const emu = new URL("../tools/cuda_emu/", import.meta.url).pathname;
+    const cc = spawnSync("g++", ["-std=c++20", "-O1", "-w", "-I", emu, "-x", "c++", file, "-o", exe, "-lm"], { encoding: "utf8" });
+    assert.equal(cc.status, 0, `g++ failed:\n${(cc.stderr ?? "").slice(0, 4000)}`);
+    const run = spawnSync(exe, [], { encoding: "utf8", maxBuffer: 1 << 26 });
+    assert.equal(run.status, 0, `the emulation exited with ${run.status}:\n${(run.stderr ?? "").slice(0, 2000)}`);
+    const lines = run.stdout.trim().split("\n");
+    assert.equal(lines.length, launches.length, run.stdout.slice(0, 2000));
+    return lines.map((line, k) => {
+      const [, e0, e1, e2, e3, hex] = line.split(" ");
+      const raw = new Uint8Array((hex ?? "").length / 2).map((_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
+      return { err: [e0, e1, e2, e3].map(Number), out: values(launches[k].buffers[launches[k].buffers.length - 1].dt, raw) };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const norm = (v: number, size: number) => (v < 0 ? v + size : v);
+
+testUnless(
+  hasGxx() ? null : "g++ not found, so no CPU run of the CUDA index templates",
+  "the index templates' CUDA text computes gather, scatter, index_put, index_get, nonzero and masked_select as plain JS loops do",
+  () => {
+    const r = rng(26);
+    const launches: Launch[] = [], checks: ((res: Result) => void)[] = [];
+    const add = (l: Launch, check: (res: Result) => void) => (launches.push(l), checks.push(check));
+
+    // gather along axis 1 of a [3, 5] input by a [3, 300] index (negative ones count from the end), ELEMENT over 2 blocks
+    {
+      const input = Array.from({ length: 15 }, (_, i) => i * 1.5 - 4);
+      const idx = Array.from({ length: 900 }, () => Math.floor(r() * 10) - 5);
+      const slots = [
+        2,
+        ...pad8([3, 300], 1),
+        1,
+        5,
+        0,
+        ...view(0, F32, 0, [5, 1]),
+        ...view(1, I64, 0, [300, 1]),
+        ...view(2, F32, 0, [300, 1]),
+      ];
+      const expect = idx.map((v, p) => input[Math.floor(p / 300) * 5 + norm(v, 5)]);
+      add({
+        name: "gather",
+        template: "gather",
+        slots,
+        buffers: [{ dt: F32, values: input }, { dt: I64, values: idx }, { dt: F32, values: Array(900).fill(0) }],
+        grid: 2,
+      }, (res) => {
+        assert.deepEqual(res.err, [0, 0, 0, 0], "gather: no error");
+        assert.deepEqual(res.out, expect.map(Math.fround), "gather: values");
+      });
+      const bad = [...idx];
+      bad[611] = 5; // row 2, the first out-of-range index in row-major order
+      bad[700] = -9;
+      add({
+        name: "gather error",
+        template: "gather",
+        slots,
+        buffers: [{ dt: F32, values: input }, { dt: I64, values: bad }, { dt: F32, values: Array(900).fill(0) }],
+        grid: 1,
+      }, (res) => {
+        assert.equal(res.err[0], KERR_INDEX, "gather: the bad index is reported");
+        assert.ok([5, -9].includes(res.err[1]) && res.err[2] === 1 && res.err[3] === 5, `gather: details ${res.err}`);
+      });
+    }
+
+    // scatter of [2, 400] into [2, 7] along axis 1, with each reduce; the writes of one destination follow row-major order
+    for (const reduce of [0, 1, 2, 3]) {
+      const idx = Array.from({ length: 800 }, () => Math.floor(r() * 7));
+      const src = Array.from({ length: 800 }, () => Math.fround(r() * 8 - 4));
+      const base = Array.from({ length: 14 }, (_, i) => i - 6);
+      const expect = [...base];
+      for (let p = 0; p < 800; p++) {
+        const o = Math.floor(p / 400) * 7 + idx[p], x = expect[o], y = src[p];
+        expect[o] = Math.fround(reduce === 0 ? y : reduce === 1 ? x + y : reduce === 2 ? Math.max(x, y) : Math.min(x, y));
+      }
+      const slots = [
+        2,
+        ...pad8([2, 400], 1),
+        1,
+        7,
+        0,
+        reduce,
+        ...view(2, F32, 0, [7, 1]),
+        ...view(0, I64, 0, [400, 1]),
+        ...view(1, F32, 0, [400, 1]),
+      ];
+      add({
+        name: `scatter ${reduce}`,
+        template: "scatter",
+        slots,
+        buffers: [{ dt: I64, values: idx }, { dt: F32, values: src }, { dt: F32, values: base }],
+        grid: 1,
+      }, (res) => {
+        assert.deepEqual(res.err, [0, 0, 0, 0], `scatter reduce ${reduce}: no error`);
+        assert.deepEqual(res.out, expect, `scatter reduce ${reduce}: values`);
+      });
+    }
+    {
+      const idx = Array.from({ length: 800 }, () => Math.floor(r() * 7));
+      idx[555] = 7;
+      const base = Array.from({ length: 14 }, (_, i) => i);
+      const slots = [
+        2,
+        ...pad8([2, 400], 1),
+        1,
+        7,
+        0,
+        1,
+        ...view(2, F32, 0, [7, 1]),
+        ...view(0, I64, 0, [400, 1]),
+        ...view(1, F32, 0, [400, 1]),
+      ];
+      add({
+        name: "scatter error",
+        template: "scatter",
+        slots,
+        buffers: [{ dt: I64, values: idx }, { dt: F32, values: Array(800).fill(1) }, { dt: F32, values: base }],
+        grid: 1,
+      }, (res) => {
+        assert.deepEqual(res.err, [KERR_INDEX, 7, 1, 7], "scatter: the bad index, its axis and size");
+        assert.deepEqual(res.out, base, "scatter: a failed scatter writes nothing");
+      });
+    }
+
+    // index_put with k = 1: out [6, 3] f32, idx0 [300] (so several writes a row), vals [300, 3]; accumulate and set; then index_get
+    const ipSlots = (acc: number, idxBuf: number, valsBuf: number, outBuf: number, nb: number) => [
+      1,
+      1,
+      ...pad8([nb], 1),
+      1,
+      ...pad8([3], 1),
+      0,
+      acc,
+      ...pad8([6], 0),
+      outBuf,
+      F32,
+      0,
+      ...pad8([3], 0),
+      ...pad8([1], 0), // OUT: the indexed dim's stride, then the rest's
+      ...view(idxBuf, I64, 0, [1]),
+      valsBuf,
+      F32,
+      0,
+      ...pad8([3], 0),
+      ...pad8([1], 0), // VALS: b strides, then the rest's
+    ];
+    const ipIdx = Array.from({ length: 300 }, () => Math.floor(r() * 12) - 6);
+    const ipVals = Array.from({ length: 900 }, () => Math.fround(r() * 2 - 1));
+    const ipBase = Array.from({ length: 18 }, (_, i) => i * 0.5);
+    for (const acc of [0, 1]) {
+      const expect = [...ipBase];
+      for (let b = 0; b < 300; b++) {
+        for (let c = 0; c < 3; c++) {
+          const o = norm(ipIdx[b], 6) * 3 + c;
+          expect[o] = Math.fround(acc ? expect[o] + ipVals[b * 3 + c] : ipVals[b * 3 + c]);
+        }
+      }
+      add(
+        {
+          name: `index_put ${acc}`,
+          template: "index_put",
+          slots: ipSlots(acc, 0, 1, 2, 300),
+          buffers: [{ dt: I64, values: ipIdx }, { dt: F32, values: ipVals }, { dt: F32, values: ipBase }],
+          grid: 1,
+        },
+        (res) => {
+          assert.deepEqual(res.err, [0, 0, 0, 0], `index_put accumulate ${acc}: no error`);
+          assert.deepEqual(res.out, expect, `index_put accumulate ${acc}: values`);
+        },
+      );
+    }
+    {
+      const bad = [...ipIdx];
+      bad[123] = 6;
+      add(
+        {
+          name: "index_put error",
+          template: "index_put",
+          slots: ipSlots(1, 0, 1, 2, 300),
+          buffers: [{ dt: I64, values: bad }, { dt: F32, values: ipVals }, { dt: F32, values: ipBase }],
+          grid: 1,
+        },
+        (res) => {
+          assert.deepEqual(res.err, [KERR_INDEX, 6, 0, 6], "index_put: the bad index, its position among the index arrays, the dim's size");
+          assert.deepEqual(res.out, ipBase, "index_put: a failed write changes nothing");
+        },
+      );
+      // index_get reads out[idx[b], c] into vals (the block's VALS is the last buffer here)
+      const expect = Array.from({ length: 900 }, (_, e) => Math.fround(ipBase[norm(ipIdx[Math.floor(e / 3)], 6) * 3 + (e % 3)]));
+      add(
+        {
+          name: "index_get",
+          template: "index_get",
+          slots: ipSlots(0, 0, 2, 1, 300),
+          buffers: [{ dt: I64, values: ipIdx }, { dt: F32, values: ipBase }, { dt: F32, values: Array(900).fill(0) }],
+          grid: 2,
+        },
+        (res) => {
+          assert.deepEqual(res.err, [0, 0, 0, 0], "index_get: no error");
+          assert.deepEqual(res.out, expect, "index_get: values");
+        },
+      );
+    }
+
+    // nonzero of an int32 [20, 35] (coordinates in row-major order, several scan chunks), and a wrong count
+    {
+      const input = Array.from({ length: 700 }, () => (r() < 0.4 ? Math.floor(r() * 9) + 1 : 0));
+      input[255] = 3; // the last invocation of the first two chunks selects: each chunk's total counts it
+      input[511] = 5;
+      const coords: number[] = [];
+      input.forEach((v, i) => v !== 0 && coords.push(Math.floor(i / 35), i % 35));
+      const count = coords.length / 2;
+      const slots = (want: number) => [2, ...pad8([20, 35], 1), ...view(0, I32, 0, [35, 1]), 1, want];
+      add({
+        name: "nonzero",
+        template: "nonzero",
+        slots: slots(count),
+        buffers: [{ dt: I32, values: input }, { dt: I64, values: Array(2 * count).fill(-1) }],
+        grid: 1,
+      }, (res) => {
+        assert.deepEqual(res.err, [0, 0, 0, 0], "nonzero: no error");
+        assert.deepEqual(res.out, coords, "nonzero: coordinates");
+      });
+      add({
+        name: "nonzero count",
+        template: "nonzero",
+        slots: slots(count + 1),
+        buffers: [{ dt: I32, values: input }, { dt: I64, values: Array(2 * count).fill(-1) }],
+        grid: 1,
+      }, (res) => {
+        assert.deepEqual(res.err, [KERR_COUNT, count + 1, count, 0], "nonzero: expected and found counts");
+        assert.deepEqual(res.out, Array(2 * count).fill(-1), "nonzero: nothing written");
+      });
+      // masked_select of a strided f32 view (every other element) by a u8 mask
+      const vals = Array.from({ length: 1400 }, (_, i) => i * 0.25);
+      const mask = input.map((v) => (v !== 0 ? 1 : 0));
+      const expect = mask.flatMap((m, i) => (m ? [vals[2 * i]] : []));
+      const ms = [2, ...pad8([20, 35], 1), ...view(0, F32, 0, [70, 2]), ...view(1, U8, 0, [35, 1]), ...view(2, F32, 0, [1]), count];
+      add({
+        name: "masked_select",
+        template: "masked_select",
+        slots: ms,
+        buffers: [{ dt: F32, values: vals }, { dt: U8, values: mask }, { dt: F32, values: Array(count).fill(0) }],
+        grid: 1,
+      }, (res) => {
+        assert.deepEqual(res.err, [0, 0, 0, 0], "masked_select: no error");
+        assert.deepEqual(res.out, expect, "masked_select: values");
+      });
+    }
+
+    const results = emulate(launches);
+    results.forEach((res, k) => checks[k](res));
+  },
+);
