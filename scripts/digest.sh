@@ -4,7 +4,7 @@
 #   bash scripts/digest.sh record OUT.tsv [test files...]   runs the suite under Deno on PT_DEVICE,
 #                                 in PT_DIGEST_JOBS processes side by side (default 4; a file's
 #                                 shard is fixed by its place in the list), with PT_DIGEST
-#   bash scripts/digest.sh compare BEFORE.tsv AFTER.tsv     lists the reads that differ; exit 1 if any
+#   bash scripts/digest.sh compare BEFORE.tsv AFTER.tsv     lists the reads that differ; exit 1 if any (.tsv.gz too)
 # PT_DIGEST_TIMEOUT=S stops the suite after S seconds, keeping what it read so far.
 # A line is "file :: test, run, read index, dtype, shape, hash" (test/harness.ts writes them).
 # Reads that vary from run to run (timing, addresses) show when two records of one
@@ -41,6 +41,13 @@ compare)
   # Tests found in only one record (added or removed between the builds) are listed, not failed;
   # in a test both ran, every read must match.
   a=$2 b=$3
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  # records may be gzipped (.digests/ keeps them so); each is read several times below
+  for side in a b; do
+    f=${!side}
+    if [[ "$f" == *.gz ]]; then zcat "$f" >"$tmp/$side.tsv" && printf -v "$side" '%s' "$tmp/$side.tsv"; fi
+  done
   only=$(LC_ALL=C comm -3 <(cut -f1 "$a" | LC_ALL=C sort -u) <(cut -f1 "$b" | LC_ALL=C sort -u))
   [ -n "$only" ] && echo "digest: tests in one record only (left: $a, right indented: $b):" && echo "$only" | head -20
   keyed() { # the reads of tests both records have, as "test|run|read<TAB>dtype shape hash"
