@@ -4,7 +4,7 @@
  * statements, functional casts (`int(x)`, never `(int)x`), no pointers and no keywords of
  * any of them as names (`vin`, `vout`, not `in`, `out`). What differs between the languages
  * is named by macros that each preamble defines (cuda/, glsl/ and msl/preamble.ts, "the
- * template dialect"), and by the few strings below:
+ * template dialect"), and by the Dialect object below:
  *
  *   pt_i64, pt_u64           64-bit integer types
  *   PT_PTR                   the type of a buffer as pt_view.b holds it
