@@ -106,6 +106,26 @@ export function broadcastShapes(op: string, ...shapes: Shape[]): number[] {
   return out;
 }
 
+/**
+ * broadcastShapes of two shapes, as a sealed array; the last few pairs of sealed shapes are
+ * remembered, so that a loop's broadcasting ops (x [B, N] + bias [N]) neither rebuild nor
+ * re-seal their result shape each time.
+ */
+const pairs: { a: Shape; b: Shape; out: readonly number[] }[] = [];
+let nextPair = 0;
+export function broadcastPair(op: string, a: Shape, b: Shape): readonly number[] {
+  for (let i = 0; i < pairs.length; i++) {
+    const p = pairs[i];
+    if (p.a === a && p.b === b) return p.out;
+  }
+  const out = sealed(broadcastShapes(op, a, b));
+  if (isSealed(a) && isSealed(b)) {
+    pairs[nextPair] = { a, b, out };
+    nextPair = (nextPair + 1) % 8;
+  }
+  return out;
+}
+
 /** Strides of a view broadcast to `to`: 0 along new or size-1 dims. */
 export function broadcastStrides(shape: Shape, strides: readonly number[], to: Shape): readonly number[] {
   if (shape.length === to.length) { // the common case: no new dims, often nothing to zero

@@ -20,7 +20,7 @@ import {
   promoteWithScalar,
   scalarDType,
 } from "../base/dtype.ts";
-import { broadcastShapes, broadcastStrides, checkBytes, describeValue, fmtShape, sameShape } from "../base/shape.ts";
+import { broadcastPair, broadcastShapes, broadcastStrides, checkBytes, describeValue, fmtShape, sameShape } from "../base/shape.ts";
 import { allocTensor, deferredTensor, type Scalar, Tensor, type TensorLike } from "./tensor.ts";
 import { lazyEnabled } from "../lazy/deferred.ts";
 import { record, recordStep, stepVia } from "../lazy/record.ts";
@@ -124,6 +124,9 @@ class KernelBuilder {
     let shape: readonly number[];
     if (extraShapes.length === 0 && sameShapes(this.inputs)) {
       shape = this.inputs[0].shape; // no broadcast: the (sealed) input shape is the result's, shared as it is
+    } else if (extraShapes.length === 0 && this.inputs.length === 2) {
+      shape = broadcastPair(this.op, this.inputs[0].shape, this.inputs[1].shape);
+      checkBytes(shape, DTYPES[expr.dtype].size, expr.dtype, this.op);
     } else {
       shape = broadcastShapes(this.op, ...this.inputs.map((t) => t.shape), ...extraShapes);
       // A broadcast can ask for more than any buffer holds: say so now, in the op's terms, not when a deferred result is run.
