@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assert, rng, test, testUnless } from "./harness.ts";
+import { hasGxx, runEmulated } from "./cuda_emu.ts";
 import { BINARY, type BinaryOp, encodeBytecode, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import {
   CUDA_TEMPLATES,
@@ -198,14 +199,6 @@ static double __dsqrt_rn(double a) { return sqrt(a); }
 unsigned long long atomicCAS(unsigned long long *p, unsigned long long expected, unsigned long long value);
 unsigned long long atomicMin(unsigned long long *p, unsigned long long value);
 `;
-
-function hasGxx(): boolean {
-  try {
-    return spawnSync("g++", ["--version"], { encoding: "utf8" }).status === 0;
-  } catch {
-    return false;
-  }
-}
 
 testUnless(
   hasGxx() ? null : "g++ not found, so no C++ syntax check (NVRTC compiles these on the GPU machine)",
@@ -667,15 +660,8 @@ ${runs.join("\n")}
   return 0;
 }
 `);
-      const file = join(dir, "ewreduce.cc"), exe = join(dir, "ewreduce");
-      writeFileSync(file, unit.join("\n"));
-      const emu = new URL("../tools/cuda_emu/", import.meta.url).pathname;
-      const cc = spawnSync("g++", ["-std=c++20", "-O1", "-w", "-I", emu, "-x", "c++", file, "-o", exe, "-lm"], { encoding: "utf8" });
-      assert.equal(cc.status, 0, `g++ failed:\n${(cc.stderr ?? "").slice(0, 4000)}`);
-      const run = spawnSync(exe, [], { encoding: "utf8", maxBuffer: 1 << 26 });
-      assert.equal(run.status, 0, `the emulation exited with ${run.status}:\n${(run.stderr ?? "").slice(0, 2000)}`);
-      const lines = run.stdout.trim().split("\n");
-      assert.equal(lines.length, cases.reduce((s, c) => s + c.geometries.length, 0), run.stdout.slice(0, 2000));
+      const lines = runEmulated(dir, "ewreduce", unit.join("\n"));
+      assert.equal(lines.length, cases.reduce((s, c) => s + c.geometries.length, 0), lines.slice(0, 20).join("\n"));
       for (const line of lines) {
         const [k, g, errA, outA, errB, outB] = line.split(" ");
         const c = cases[Number(k)], [op, ddof, start, rows, rowlen] = c.geometries[Number(g)];

@@ -1,16 +1,15 @@
 /**
- * The index kernels written once (src/kernels/templates/index.ts) as CUDA C, run on the CPU:
- * g++ compiles each with tools/cuda_emu (a block is 256 fibers on one thread, with real
- * barriers, warps in a random order), and each result is checked against a plain JS loop.
+ * The index kernels written once (src/kernels/templates/index.ts) as CUDA C, run on the CPU
+ * in tools/cuda_emu (test/cuda_emu.ts), each result checked against a plain JS loop.
  * GLSL's text of the same templates runs in every Vulkan pass (lavapipe in CI); this is
  * what checks the CUDA and HIP text without a GPU.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assert, rng, testUnless } from "./harness.ts";
 import { cudaTemplateSource } from "../src/kernels/cuda.ts";
+import { hasGxx, runEmulated } from "./cuda_emu.ts";
 
 const F32 = 0, I32 = 4, I64 = 5, U8 = 6;
 const SIZE: Record<number, number> = { [F32]: 4, [I32]: 4, [I64]: 8, [U8]: 1 };
@@ -58,14 +57,6 @@ interface Result {
   out: number[];
 }
 
-function hasGxx(): boolean {
-  try {
-    return spawnSync("g++", ["--version"], { encoding: "utf8" }).status === 0;
-  } catch {
-    return false;
-  }
-}
-
 /** Runs the launches in one C++ unit under the emulator. */
 function emulate(launches: Launch[]): Result[] {
   const dir = mkdtempSync(join(tmpdir(), "pt-index-emu-"));
@@ -109,15 +100,8 @@ int main() {`);
   }`);
     });
     unit.push("  return 0;\n}");
-    const file = join(dir, "index.cc"), exe = join(dir, "index");
-    writeFileSync(file, unit.join("\n"));
-    const emu = new URL("../tools/cuda_emu/", import.meta.url).pathname;
-    const cc = spawnSync("g++", ["-std=c++20", "-O1", "-w", "-I", emu, "-x", "c++", file, "-o", exe, "-lm"], { encoding: "utf8" });
-    assert.equal(cc.status, 0, `g++ failed:\n${(cc.stderr ?? "").slice(0, 4000)}`);
-    const run = spawnSync(exe, [], { encoding: "utf8", maxBuffer: 1 << 26 });
-    assert.equal(run.status, 0, `the emulation exited with ${run.status}:\n${(run.stderr ?? "").slice(0, 2000)}`);
-    const lines = run.stdout.trim().split("\n");
-    assert.equal(lines.length, launches.length, run.stdout.slice(0, 2000));
+    const lines = runEmulated(dir, "index", unit.join("\n"));
+    assert.equal(lines.length, launches.length, lines.slice(0, 20).join("\n"));
     return lines.map((line, k) => {
       const [, e0, e1, e2, e3, hex] = line.split(" ");
       const raw = new Uint8Array((hex ?? "").length / 2).map((_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
