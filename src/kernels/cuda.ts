@@ -29,7 +29,8 @@ import { encodeBytecode, type Expr } from "./ir.ts";
 import { CUDA_DIALECT, PREAMBLE } from "./cuda/preamble.ts";
 import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
-import { REDUCE, SCAN } from "./cuda/reduce.ts";
+import { REDUCE } from "./cuda/reduce.ts";
+import { scan } from "./templates/reduce.ts";
 import { SORT } from "./cuda/sort.ts";
 import { COMBINE } from "./cuda/index.ts";
 import { MATMUL, PHILOX } from "./cuda/random.ts";
@@ -39,7 +40,7 @@ export { PARAMS } from "./cuda/preamble.ts";
 /** Template kinds (blocks.h) and their pt_main, after the preamble. */
 export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   reduce: REDUCE,
-  scan: SCAN,
+  scan: scan(CUDA_DIALECT),
   matmul: MATMUL,
   sort: SORT,
   gather: gather(CUDA_DIALECT),

@@ -19,6 +19,7 @@
  *   PT_CREF(T), PT_OUT(T)    a parameter read through a reference (const T &, in T), one written (T &, out T)
  *   PT_ARR(T, name)          a read-only array parameter of PT_MAX_RANK elements (a shape)
  *   PT_TID, PT_GROUP_ID      the invocation's index in its group (an int), the group's index
+ *   PT_GROUPS                the launch's number of groups (ROW launches stride rows by it)
  *   PT_SYNC()                a barrier of the group that also orders its shared memory
  *   PT_BUF(k)                the buffer whose index is slot k's value (for pt_st_i64 and the other helpers)
  *   PT_SHARED_GLOBAL(T, n),  a group-shared array n of PT_BLOCK elements: each template writes both,
@@ -26,6 +27,9 @@
  *   PT_SH(T, n), PT_SH_PASS(n)  a helper's parameter for shared array n and a call's argument for it
  *                            (nothing where the array is global)
  *   PT_FIRST, PT_STEP        an ELEMENT launch's first element and stride
+ *   pt_facc                  the type floats accumulate in (double; float-float pt_df on Metal), with
+ *                            pt_facc_of(int), pt_facc_add, pt_facc_mul, pt_ld_facc, pt_st_facc
+ *   pt_wrap32(v)             an int64 as int, its low 32 bits
  *   pt_ld_i64, pt_copy_elem, pt_offset_of, pt_norm_index   the preambles' helpers, one name each
  */
 

@@ -26,7 +26,8 @@ import { GLSL_DIALECT, PREAMBLE } from "./glsl/preamble.ts";
 import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { MATH } from "./glsl/math.ts";
 import { renderElementwise } from "./glsl/elementwise.ts";
-import { REDUCE, renderEwReduce, SCAN } from "./glsl/reduce.ts";
+import { REDUCE, renderEwReduce } from "./glsl/reduce.ts";
+import { scan } from "./templates/reduce.ts";
 import { SORT } from "./glsl/sort.ts";
 import { COMBINE } from "./glsl/index.ts";
 import { MATMUL, PHILOX } from "./glsl/random.ts";
@@ -34,7 +35,7 @@ import { MATMUL, PHILOX } from "./glsl/random.ts";
 /** Template kinds (blocks.h) and their main(), after the preamble (and math where used). */
 export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
   reduce: REDUCE,
-  scan: SCAN,
+  scan: scan(GLSL_DIALECT),
   matmul: MATMUL,
   sort: SORT,
   gather: gather(GLSL_DIALECT),

@@ -29,7 +29,8 @@ import { MSL_DIALECT, PREAMBLE } from "./msl/preamble.ts";
 import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { DF_HELPERS } from "./msl/df.ts";
 import { renderElementwise, renderEwReduce } from "./msl/elementwise.ts";
-import { REDUCE, SCAN } from "./msl/reduce.ts";
+import { REDUCE } from "./msl/reduce.ts";
+import { scan } from "./templates/reduce.ts";
 import { SORT } from "./msl/sort.ts";
 import { COMBINE } from "./msl/index.ts";
 import { MATMUL, PHILOX } from "./msl/random.ts";
@@ -39,7 +40,7 @@ export { KERNEL_HEAD, PARAMS } from "./msl/preamble.ts";
 /** Template kinds (blocks.h) and their pt_main, after the preamble and the df helpers. */
 export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
   reduce: REDUCE,
-  scan: SCAN,
+  scan: scan(MSL_DIALECT),
   matmul: MATMUL,
   sort: SORT,
   gather: gather(MSL_DIALECT),

@@ -11,6 +11,7 @@ import { preambleFor } from "./preamble.ts";
 import { REDUCE_CORE } from "./reduce.ts";
 import { DTYPES } from "../../base/dtype.ts";
 import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
+import { fmodPy, intHelpers, opsEmitter } from "../templates/ops.ts";
 
 const MAX_ARGS = 240; // PT_CUDA_MAX_ARGS: the whole block must fit in pt_params.a
 const CTYPE = ["float", "double", "int", "pt_i64"];
@@ -108,67 +109,9 @@ static __device__ __forceinline__ void pt_ew_st_i64(char *b, int dt, pt_i64 i, p
   }
 }
 
-/* ---- ops (ew_ops.h) ---- */
-/* Python's float %: the result takes the divisor's sign, a zero result is +-0 by it. */
-static __device__ __forceinline__ float pt_fmod_py(float a, float b) {
-  float r = fmodf(a, b);
-  if (r != 0) { if ((r < 0) != (b < 0)) r = pt_add(r, b); }
-  else r = copysignf(0.0f, b);
-  return r;
+${intHelpers("pt_u32")}${fmodPy("float", "fmodf", (z, b) => `copysignf(${z}, ${b})`)}${
+  fmodPy("double", "fmod", (z, b) => `copysign(${z}, ${b})`)
 }
-static __device__ __forceinline__ double pt_fmod_py(double a, double b) {
-  double r = fmod(a, b);
-  if (r != 0) { if ((r < 0) != (b < 0)) r = pt_add(r, b); }
-  else r = copysign(0.0, b);
-  return r;
-}
-/* Floor division and Python modulo; d != 0 (checked by the caller). d == -1 wraps, since
- * MIN / -1 overflows. */
-static __device__ __forceinline__ int pt_idiv(int a, int d) {
-  if (d == -1) return (int)(0u - (pt_u32)a);
-  int q = a / d;
-  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
-  return q;
-}
-static __device__ __forceinline__ pt_i64 pt_idiv(pt_i64 a, pt_i64 d) {
-  if (d == -1) return (pt_i64)(0ull - (pt_u64)a);
-  pt_i64 q = a / d;
-  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
-  return q;
-}
-static __device__ __forceinline__ int pt_imod(int a, int d) {
-  if (d == -1) return 0;
-  int r = a % d;
-  if (r != 0 && ((r < 0) != (d < 0))) r += d;
-  return r;
-}
-static __device__ __forceinline__ pt_i64 pt_imod(pt_i64 a, pt_i64 d) {
-  if (d == -1) return 0;
-  pt_i64 r = a % d;
-  if (r != 0 && ((r < 0) != (d < 0))) r += d;
-  return r;
-}
-/* Wraps; a negative exponent truncates as PyTorch's powi does (1 for base 1, +-1 by parity
- * for base -1, else 0), as ew_ops.h does on the CPU. */
-static __device__ __forceinline__ int pt_ipow(int base, int e) {
-  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
-  pt_u32 result = 1, square = (pt_u32)base;
-  for (pt_u32 x = (pt_u32)e; x; x >>= 1) {
-    if (x & 1) result *= square;
-    square *= square;
-  }
-  return (int)result;
-}
-static __device__ __forceinline__ pt_i64 pt_ipow(pt_i64 base, pt_i64 e) {
-  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
-  pt_u64 result = 1, square = (pt_u64)base;
-  for (pt_u64 x = (pt_u64)e; x; x >>= 1) {
-    if (x & 1) result *= square;
-    square *= square;
-  }
-  return (pt_i64)result;
-}
-
 /* Whether the view whose strides start at slot k has its elements at offset + i for element
  * i of the shape at slot s (row-major contiguous; size-1 dims may have any stride). */
 static __device__ __forceinline__ bool pt_ew_linear(const pt_params &p, int s, int k, int rank) {
@@ -186,78 +129,9 @@ static __device__ __forceinline__ bool pt_ew_linear(const pt_params &p, int s, i
 }
 `;
 
-const UNARY_FLOAT: Record<number, (x: string, t: number) => string> = {
-  10: (x) => `-${x}`,
-  11: (x, t) => `${fn("fabs", t)}(${x})`,
-  12: (x, t) => `(${x} > 0 ? (${CTYPE[t]})1 : ${x} < 0 ? (${CTYPE[t]})-1 : ${x})`, // keeps -0 and NaN
-  13: (x) => `pt_mul(${x}, ${x})`,
-  14: (x, t) => `pt_div((${CTYPE[t]})1, ${x})`,
-  15: (x, t) => `${fn("exp", t)}(${x})`,
-  16: (x, t) => `${fn("exp2", t)}(${x})`,
-  17: (x, t) => `${fn("log", t)}(${x})`,
-  18: (x, t) => `${fn("log2", t)}(${x})`,
-  19: (x, t) => `${fn("log1p", t)}(${x})`,
-  20: (x) => `pt_sqrt(${x})`,
-  21: (x, t) => `pt_div((${CTYPE[t]})1, pt_sqrt(${x}))`,
-  22: (x, t) => `${fn("sin", t)}(${x})`,
-  23: (x, t) => `${fn("cos", t)}(${x})`,
-  24: (x, t) => `${fn("tan", t)}(${x})`,
-  25: (x, t) => `${fn("tanh", t)}(${x})`,
-  26: (x, t) => `pt_div((${CTYPE[t]})1, pt_add((${CTYPE[t]})1, ${fn("exp", t)}(-${x})))`,
-  27: (x, t) => `(${x} < 0 ? (${CTYPE[t]})0 : ${x})`, // x < 0 so that NaN passes through
-  28: (x, t) =>
-    `pt_mul(pt_mul((${CTYPE[t]})0.5, ${x}), pt_add((${CTYPE[t]})1, ${fn("erf", t)}(pt_mul(${x}, (${CTYPE[t]})0.70710678118654752440))))`,
-  29: (x, t) => `${fn("floor", t)}(${x})`,
-  30: (x, t) => `${fn("ceil", t)}(${x})`,
-  31: (x, t) => `${fn("rint", t)}(${x})`, // half to even
-  32: (x, t) => `${fn("trunc", t)}(${x})`,
-  33: (x) => `(int)(${x} == 0)`,
-  34: (x) => `(int)(${x} != ${x})`,
-  35: (x, t) => `(int)(${fn("fabs", t)}(${x}) == ${t === F32 ? "PT_INF_F" : "PT_INF"})`,
-  36: (x, t) => `(int)(${fn("fabs", t)}(${x}) < ${t === F32 ? "PT_INF_F" : "PT_INF"})`,
-  37: (x) => `(int)(${x} != 0)`,
-};
-
-const UNARY_INT: Record<number, (x: string, t: number) => string> = {
-  10: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x})`,
-  11: (x, t) => `(${x} < 0 ? (${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x}) : ${x})`,
-  12: (x, t) => `(${CTYPE[t]})((${x} > 0) - (${x} < 0))`,
-  13: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})${x} * (${UTYPE[t]})${x})`,
-  27: (x, t) => `(${x} < 0 ? (${CTYPE[t]})0 : ${x})`,
-  29: (x) => x,
-  30: (x) => x,
-  31: (x) => x,
-  32: (x) => x,
-  33: (x) => `(int)(${x} == 0)`,
-  34: () => `0`,
-  35: () => `0`,
-  36: () => `1`,
-  37: (x) => `(int)(${x} != 0)`,
-};
-
-const COMPARE: Record<number, (a: string, b: string) => string> = {
-  58: (a, b) => `(int)(${a} == ${b})`,
-  59: (a, b) => `(int)(${a} != ${b})`,
-  60: (a, b) => `(int)(${a} < ${b})`,
-  61: (a, b) => `(int)(${a} <= ${b})`,
-  62: (a, b) => `(int)(${a} > ${b})`,
-  63: (a, b) => `(int)(${a} >= ${b})`,
-  64: (a, b) => `(int)((${a} != 0) & (${b} != 0))`,
-  65: (a, b) => `(int)((${a} != 0) | (${b} != 0))`,
-  66: (a, b) => `(int)((${a} != 0) ^ (${b} != 0))`,
-};
-
 /** The libm name for compute type t: expf for f32, exp for f64. */
 function fn(name: string, t: number): string {
   return t === F32 ? `${name}f` : name;
-}
-
-/** CAST between compute types (ew_cast): float -> int truncates with NaN -> 0 and saturation. */
-function cast(x: string, to: number, from: number): string {
-  if (to === from) return x;
-  if (to === F32 || to === F64) return `(${CTYPE[to]})${x}`;
-  if (to === I32) return from === I64 ? `pt_wrap32(${x})` : `pt_f2i32(${x})`;
-  return from === I32 ? `(pt_i64)${x}` : `pt_f2i64(${x})`;
 }
 
 function fail(why: string): never {
@@ -291,39 +165,29 @@ function translate(words: Int32Array, first: number, onError: string) {
   return { ...d, hoisted, value: { name: d.store.reg, type: d.store.ct } };
 }
 
-/** CUDA's spelling of the ops; a failing integer op reports, then runs `onError`. */
+/** CUDA's spelling of the ops (templates/ops.ts); a failing integer op reports, then runs `onError`. */
 function emitter(onError: string): EwEmitter {
-  return {
+  return opsEmitter({
     renderer: "cuda renderer",
     params: "pt_params",
     maxArgs: MAX_ARGS,
     ctype: CTYPE,
+    utype: UTYPE,
+    lit: (t, v) => `(${CTYPE[t]})${v}`,
+    math: fn,
+    isnan: (x) => `${x} != ${x}`,
+    isinf: (x, t) => `${fn("fabs", t)}(${x}) == ${t === F32 ? "PT_INF_F" : "PT_INF"}`,
+    isfinite: (x, t) => `${fn("fabs", t)}(${x}) < ${t === F32 ? "PT_INF_F" : "PT_INF"}`,
+    nonzero: (x) => `${x} != 0`,
+    iszero: (x) => `${x} == 0`,
     load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(b${v}, dt${v}, @q${v})`,
     constant(ct, k) {
       const slot = `p.a[${k}]`;
       return ct === F32 ? `(float)${slot}` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
     },
     index: (ct) => ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : `(${CTYPE[ct]})@i`,
-    cast,
-    unary: (op, x, ct) => (ct === F32 || ct === F64 ? UNARY_FLOAT : UNARY_INT)[op]?.(x, ct),
-    binary(op, x, y, ct, body) {
-      const T = CTYPE[ct], isFloat = ct === F32 || ct === F64;
-      if (op >= 58) return COMPARE[op](x, y);
-      if (op <= 53 && isFloat) return `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
-      if (op <= 52) return `(${T})((${UTYPE[ct]})${x} ${["+", "-", "*"][op - 50]} (${UTYPE[ct]})${y})`;
-      if (op === 53) {
-        body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 0, 0); ${onError} }`);
-        return `pt_idiv(${x}, ${y})`;
-      }
-      if (op === 54) return isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
-      if (op === 55) {
-        if (!isFloat) body.push(`if (${y} == 0) { pt_fail(p.err, PT_KERR_INT_DIV, @i, 1, 0); ${onError} }`);
-        return isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
-      }
-      const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
-      return isFloat ? `(${x} != ${x} || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
-    },
-  };
+    onError,
+  });
 }
 
 /** Lines with translate()'s placeholders placed: `u` the unit's suffix, `i` its index, q(v) view v's offset. */

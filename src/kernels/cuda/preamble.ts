@@ -75,6 +75,13 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 #define PT_TID int(threadIdx.x)
 #define PT_GROUP_ID blockIdx.x
 #define PT_SYNC() __syncthreads()
+#define PT_GROUPS gridDim.x
+#define pt_facc double
+#define pt_facc_of(x) double(x)
+#define pt_facc_add pt_add
+#define pt_facc_mul pt_mul
+#define pt_ld_facc pt_ld_f64
+#define pt_st_facc pt_st_f64
 #define PT_BUF(k) pt_buf(p, int(PT_A(k)))
 #define PT_ARR(T, name) const T *name
 #define PT_SHARED_GLOBAL(T, name)

@@ -1,7 +1,7 @@
 /**
- * reduce and scan (ROW launches: one block of 256 threads per output row, rows
+ * reduce (ROW launches: one block of 256 threads per output row, rows
  * blockIdx.x, +gridDim.x, ...). Blocks and rules are blocks.h's; the CPU versions are
- * reduce.c / reduce_ops.h and scan.c.
+ * reduce.c / reduce_ops.h.
  */
 
 /**
@@ -467,52 +467,6 @@ extern "C" __global__ void pt_main(const pt_params p) {
     const pt_i64 io = pt_row_offset(p, row, orank, 3, 20), oo = pt_row_offset(p, row, orank, 3, 39);
     const pt_view_row src = {in.b, in.dt, io, ishape, istr, flat};
     pt_reduce_row(p, src, op, ddof, kind, fl, fast, n, out, oo, sh);
-  }
-}
-`;
-
-/**
- * scan: the row moves through shared memory 256 positions at a time (all threads load and
- * store, converting), and thread 0 runs the dependent chain over each chunk in order, so
- * the result is the CPU's sequential double (or wrapping int64) accumulation exactly.
- */
-export const SCAN = String.raw`
-/* scan [op, orank, oshape x8, n, IN VIEW (outer strides), in axis stride,
- *       OUT VIEW (outer strides), out axis stride]; op 0 cumsum, 1 cumprod; ROW launch. */
-extern "C" __global__ void pt_main(const pt_params p) {
-  __shared__ double bf[PT_BLOCK];
-  __shared__ pt_u64 bu[PT_BLOCK];
-  const int op = (int)p.a[0], orank = (int)p.a[1];
-  pt_i64 oshape[PT_MAX_RANK];
-  const pt_i64 rows = pt_shape_at(p, 2, orank, oshape);
-  const pt_i64 n = PT_A(10), sa = PT_A(22), oa = PT_A(34);
-  const pt_view in = pt_view_at(p, 11), out = pt_view_at(p, 23);
-  const bool fl = pt_is_float(in.dt);
-  const int tid = threadIdx.x;
-  for (pt_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-    const pt_i64 io = in.off + pt_offset_of(row, orank, oshape, in.st);
-    const pt_i64 oo = out.off + pt_offset_of(row, orank, oshape, out.st);
-    double accf = op ? 1.0 : 0.0; /* thread 0's running values */
-    pt_u64 accu = op ? 1 : 0;
-    for (pt_i64 k0 = 0; k0 < n; k0 += PT_BLOCK) {
-      const pt_i64 k = k0 + tid;
-      if (k < n) {
-        if (fl) bf[tid] = pt_ld_f64(in.b, in.dt, io + k * sa);
-        else bu[tid] = (pt_u64)pt_ld_i64(in.b, in.dt, io + k * sa);
-      }
-      __syncthreads();
-      if (tid == 0) {
-        const int m = n - k0 < PT_BLOCK ? (int)(n - k0) : PT_BLOCK;
-        if (fl) for (int j = 0; j < m; j++) bf[j] = accf = op ? pt_mul(accf, bf[j]) : pt_add(accf, bf[j]);
-        else for (int j = 0; j < m; j++) bu[j] = accu = op ? accu * bu[j] : accu + bu[j];
-      }
-      __syncthreads();
-      if (k < n) {
-        if (fl) pt_st_f64(out.b, out.dt, oo + k * oa, bf[tid]);
-        else pt_st_i64(out.b, out.dt, oo + k * oa, (pt_i64)bu[tid]);
-      }
-      /* a thread rewrites only its own slot next, after reading it here */
-    }
   }
 }
 `;

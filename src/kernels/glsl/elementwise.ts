@@ -24,6 +24,7 @@ import { PREAMBLE } from "./preamble.ts";
 import { MATH } from "./math.ts";
 import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
 import { renderLinear } from "./linear.ts";
+import { fmodPy, intHelpers, opsEmitter, type OpUses } from "../templates/ops.ts";
 
 const MAX_ARGS = 240; // PT_VK_MAX_ARGS: the whole block must fit in PtParams.a
 export { F32, F64, I32, I64 };
@@ -31,21 +32,8 @@ const CTYPE = ["float", "double", "int", "int64_t"];
 const SUFFIX = ["f32", "f64", "i32", "i64"];
 
 /** Float modulo, which needs math.ts's exact fmod. */
-const FMOD_PY = String.raw`
-/* Python's float %: the result takes the divisor's sign, a zero result is +-0 by it. */
-float pt_fmod_py(float a, float b) {
-  float r = pt_fmodf(a, b);
-  if (r != 0.0) { if ((r < 0.0) != (b < 0.0)) r = pt_add(r, b); }
-  else r = uintBitsToFloat(floatBitsToUint(b) & 0x80000000u); /* copysign(0, b) */
-  return r;
-}
-double pt_fmod_py(double a, double b) {
-  double r = pt_fmod(a, b);
-  if (r != 0.0lf) { if ((r < 0.0lf) != (b < 0.0lf)) r = pt_add(r, b); }
-  else r = uint64BitsToDouble(doubleBitsToUint64(b) & 0x8000000000000000ul);
-  return r;
-}
-`;
+const FMOD_PY = fmodPy("float", "pt_fmodf", (_, b) => `uintBitsToFloat(floatBitsToUint(${b}) & 0x80000000u)`) +
+  fmodPy("double", "pt_fmod", (_, b) => `uint64BitsToDouble(doubleBitsToUint64(${b}) & 0x8000000000000000ul)`);
 
 /** Loads and stores between a view's dtype, read at run time, and a compute type (ew_io.h). */
 const EW_IO = String.raw`
@@ -110,53 +98,7 @@ void pt_ew_st_i64(uint64_t b, int dt, int64_t i, int64_t v) {
 `;
 
 /** Integer floor division, Python modulo and power. */
-const INT_OPS = String.raw`
-/* Floor division and Python modulo on magnitudes (GLSL leaves signed / and % of negative
- * operands to the implementation); d != 0 (checked by the caller), d == -1 wraps. */
-int64_t pt_idiv(int64_t a, int64_t d) {
-  if (d == -1l) return -a;
-  const uint64_t ua = uint64_t(a < 0l ? -a : a), ud = uint64_t(d < 0l ? -d : d);
-  const uint64_t q = ua / ud;
-  if ((a < 0l) == (d < 0l)) return int64_t(q);
-  return -int64_t(q) - (q * ud != ua ? 1l : 0l);
-}
-/* 32-bit versions on 32-bit magnitudes: lavapipe (Mesa 22.3) mis-converted int -> int64 here. */
-int pt_idiv(int a, int d) {
-  if (d == -1) return -a;
-  const uint ua = a < 0 ? uint(-a) : uint(a), ud = d < 0 ? uint(-d) : uint(d);
-  const uint q = ua / ud;
-  if ((a < 0) == (d < 0)) return int(q);
-  return -int(q) - (q * ud != ua ? 1 : 0);
-}
-int64_t pt_imod(int64_t a, int64_t d) {
-  if (d == -1l) return 0l;
-  return a - pt_idiv(a, d) * d;
-}
-int pt_imod(int a, int d) {
-  if (d == -1) return 0;
-  return a - pt_idiv(a, d) * d;
-}
-/* Wraps; a negative exponent truncates as PyTorch's powi does (1 for base 1, +-1 by parity
- * for base -1, else 0), as ew_ops.h does on the CPU. */
-int pt_ipow(int base, int e) {
-  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) != 0 ? -1 : 1) : 0;
-  uint result = 1u, square = uint(base);
-  for (uint x = uint(e); x != 0u; x >>= 1) {
-    if ((x & 1u) != 0u) result *= square;
-    square *= square;
-  }
-  return int(result);
-}
-int64_t pt_ipow(int64_t base, int64_t e) {
-  if (e < 0l) return base == 1l ? 1l : base == -1l ? ((e & 1l) != 0l ? -1l : 1l) : 0l;
-  uint64_t result = 1ul, square = uint64_t(base);
-  for (uint64_t x = uint64_t(e); x != 0ul; x >>= 1) {
-    if ((x & 1ul) != 0ul) result *= square;
-    square *= square;
-  }
-  return int64_t(result);
-}
-`;
+const INT_OPS = intHelpers("uint");
 
 /**
  * The run-time test for the contiguous path, for a block whose shape starts at slot
@@ -180,88 +122,13 @@ bool pt_ew_linear(int k, int rank) {
 }
 `;
 
-const lit = (t: number, v: string) => `${CTYPE[t]}(${v})`;
-/** A math.ts function: pt_exp for f64, pt_expf for f32. */
-const fn = (name: string, t: number) => (t === F32 ? `pt_${name}f` : `pt_${name}`);
-
-const UNARY_FLOAT: Record<number, (x: string, t: number) => string> = {
-  10: (x) => `-${x}`,
-  11: (x) => `abs(${x})`,
-  12: (x, t) => `(${x} > ${lit(t, "0")} ? ${lit(t, "1")} : ${x} < ${lit(t, "0")} ? ${lit(t, "-1")} : ${x})`, // keeps -0, NaN
-  13: (x) => `pt_mul(${x}, ${x})`,
-  14: (x, t) => `pt_div(${lit(t, "1")}, ${x})`,
-  15: (x, t) => `${fn("exp", t)}(${x})`,
-  16: (x, t) => `${fn("exp2", t)}(${x})`,
-  17: (x, t) => `${fn("log", t)}(${x})`,
-  18: (x, t) => `${fn("log2", t)}(${x})`,
-  19: (x, t) => `${fn("log1p", t)}(${x})`,
-  20: (x) => `pt_sqrt(${x})`,
-  21: (x, t) => `pt_div(${lit(t, "1")}, pt_sqrt(${x}))`,
-  22: (x, t) => `${fn("sin", t)}(${x})`,
-  23: (x, t) => `${fn("cos", t)}(${x})`,
-  24: (x, t) => `${fn("tan", t)}(${x})`,
-  25: (x, t) => `${fn("tanh", t)}(${x})`,
-  26: (x, t) => `pt_div(${lit(t, "1")}, pt_add(${lit(t, "1")}, ${fn("exp", t)}(-${x})))`,
-  27: (x, t) => `(${x} < ${lit(t, "0")} ? ${lit(t, "0")} : ${x})`, // x < 0 so that NaN passes through
-  // The CPU rounds the double constant 0.70710678118654752440 to the compute type, as here.
-  28: (x, t) =>
-    `pt_mul(pt_mul(${lit(t, "0.5lf")}, ${x}), pt_add(${lit(t, "1")}, ${fn("erf", t)}(pt_mul(${x}, ${
-      lit(t, "0.70710678118654752440lf")
-    }))))`,
-  29: (x) => `floor(${x})`,
-  30: (x) => `ceil(${x})`,
-  31: (x) => `roundEven(${x})`,
-  32: (x) => `trunc(${x})`,
-  33: (x, t) => `(${x} == ${lit(t, "0")} ? 1 : 0)`,
-  34: (x) => `(isnan(${x}) ? 1 : 0)`,
-  35: (x) => `(isinf(${x}) ? 1 : 0)`,
-  36: (x) => `(isnan(${x}) || isinf(${x}) ? 0 : 1)`,
-  37: (x, t) => `(${x} != ${lit(t, "0")} ? 1 : 0)`, // unordered: NaN is nonzero
-};
-
-const UNARY_INT: Record<number, (x: string, t: number) => string> = {
-  10: (x) => `(-${x})`,
-  11: (x, t) => `(${x} < ${lit(t, "0")} ? -${x} : ${x})`,
-  12: (x, t) => `(${x} > ${lit(t, "0")} ? ${lit(t, "1")} : ${x} < ${lit(t, "0")} ? ${lit(t, "-1")} : ${lit(t, "0")})`,
-  13: (x) => `(${x} * ${x})`,
-  27: (x, t) => `(${x} < ${lit(t, "0")} ? ${lit(t, "0")} : ${x})`,
-  29: (x) => x,
-  30: (x) => x,
-  31: (x) => x,
-  32: (x) => x,
-  33: (x, t) => `(${x} == ${lit(t, "0")} ? 1 : 0)`,
-  34: () => `0`,
-  35: () => `0`,
-  36: () => `1`,
-  37: (x, t) => `(${x} != ${lit(t, "0")} ? 1 : 0)`,
-};
-
-const COMPARE: Record<number, (a: string, b: string, t: number) => string> = {
-  58: (a, b) => `(${a} == ${b} ? 1 : 0)`,
-  59: (a, b) => `(${a} != ${b} ? 1 : 0)`,
-  60: (a, b) => `(${a} < ${b} ? 1 : 0)`,
-  61: (a, b) => `(${a} <= ${b} ? 1 : 0)`,
-  62: (a, b) => `(${a} > ${b} ? 1 : 0)`,
-  63: (a, b) => `(${a} >= ${b} ? 1 : 0)`,
-  64: (a, b, t) => `(${a} != ${lit(t, "0")} && ${b} != ${lit(t, "0")} ? 1 : 0)`,
-  65: (a, b, t) => `(${a} != ${lit(t, "0")} || ${b} != ${lit(t, "0")} ? 1 : 0)`,
-  66: (a, b, t) => `((${a} != ${lit(t, "0")}) != (${b} != ${lit(t, "0")}) ? 1 : 0)`,
-};
-
-/** CAST between compute types (ew_cast): float -> int truncates with NaN -> 0 and saturation. */
-function cast(x: string, to: number, from: number): string {
-  if (to === from) return x;
-  if (to === F32 || to === F64) return `${CTYPE[to]}(${x})`;
-  if (to === I32) return from === I64 ? `int(${x})` : `pt_f2i32(double(${x}))`;
-  return from === I32 ? `int64_t(${x})` : `pt_f2i64(double(${x}))`;
-}
+/** GLSL's own names for the C library's functions; the rest are math.ts's: pt_exp for f64, pt_expf for f32. */
+const BUILTIN: Record<string, string> = { fabs: "abs", floor: "floor", ceil: "ceil", rint: "roundEven", trunc: "trunc" };
+const fn = (name: string, t: number) => BUILTIN[name] ?? (t === F32 ? `pt_${name}f` : `pt_${name}`);
 
 export function fail(why: string): never {
   throw new Error(`glsl renderer: ${why}`);
 }
-
-/** Unary float ops that call math.ts: exp exp2 log log2 log1p, sin cos tan tanh sigmoid, gelu. */
-const MATH_OPS = new Set([15, 16, 17, 18, 19, 22, 23, 24, 25, 26, 28]);
 
 /** Elements per invocation per step of the contiguous path: their loads are all issued first. */
 export const UNROLL = 4;
@@ -308,50 +175,29 @@ function parseBytecode(words: Int32Array, views: number): Parsed {
   return { ...d, store: { ct: d.store.ct, value: d.store.reg }, ...uses };
 }
 
-/** GLSL's spelling of the ops; `uses` records whether one calls math.ts or INT_OPS. */
-function emitter(uses: { math: boolean; ints: boolean }): EwEmitter {
-  return {
+/** GLSL's spelling of the ops (templates/ops.ts); `uses` records whether one calls math.ts or INT_OPS. */
+function emitter(uses: OpUses): EwEmitter {
+  return opsEmitter({
     renderer: "glsl renderer",
     params: "PtParams",
     maxArgs: MAX_ARGS,
     ctype: CTYPE,
+    utype: ["", "", "uint", "uint64_t"],
+    lit: (t, v) => `${CTYPE[t]}(${v}${v.includes(".") ? "lf" : ""})`, // an unsuffixed literal is a float
+    math: fn,
+    isnan: (x) => `isnan(${x})`,
+    isinf: (x) => `isinf(${x})`,
+    isfinite: (x) => `!(isnan(${x}) || isinf(${x}))`,
+    nonzero: (x, t) => `${x} != ${CTYPE[t]}(0)`, // unordered: NaN is nonzero
+    iszero: (x, t) => `${x} == ${CTYPE[t]}(0)`,
     load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(b${v}, dt${v}, @q${v})`,
     constant(ct, k) {
       const slot = `PT_P.a[${k}]`;
       return ct === F32 ? `float(${slot})` : ct === F64 ? slot : ct === I32 ? `pt_f2i32(${slot})` : `pt_f2i64(${slot})`;
     },
     index: (ct) => ct === I64 ? "@i" : `${CTYPE[ct]}(@i)`,
-    cast,
-    unary(op, x, ct) {
-      const isFloat = ct === F32 || ct === F64;
-      const f = (isFloat ? UNARY_FLOAT : UNARY_INT)[op];
-      if (!f) return undefined;
-      uses.math ||= isFloat && MATH_OPS.has(op);
-      return f(x, ct);
-    },
-    binary(op, x, y, ct, body) {
-      const isFloat = ct === F32 || ct === F64;
-      if (op >= 58) return COMPARE[op](x, y, ct);
-      if (op <= 53 && isFloat) return `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
-      if (op <= 52) return `(${x} ${["+", "-", "*"][op - 50]} ${y})`; // SPIR-V integer arithmetic wraps
-      if (op === 53) {
-        body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 0l, 0l); return; }`);
-        uses.ints = true;
-        return `pt_idiv(${x}, ${y})`;
-      }
-      if (op === 54 || op === 55) {
-        uses.math ||= isFloat;
-        uses.ints ||= !isFloat;
-      }
-      if (op === 54) return isFloat ? `${fn("pow", ct)}(${x}, ${y})` : `pt_ipow(${x}, ${y})`;
-      if (op === 55) {
-        if (!isFloat) body.push(`if (${y} == ${lit(ct, "0")}) { pt_fail(PT_KERR_INT_DIV, @i, 1l, 0l); return; }`);
-        return isFloat ? `pt_fmod_py(${x}, ${y})` : `pt_imod(${x}, ${y})`;
-      }
-      const cmp = op === 56 ? ">" : "<"; // MAX, MIN: a NaN in either operand wins
-      return isFloat ? `(isnan(${x}) || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
-    },
-  };
+    onError: "return;",
+  }, uses);
 }
 
 /** Lines placed for one unit: `@u` -> u, `@i` -> i, `@q<v>` -> q(v). */

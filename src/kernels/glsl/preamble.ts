@@ -97,6 +97,7 @@ const HELPERS = String.raw`
 #define PT_FAIL(code, d0, d1, d2) pt_fail((code), int64_t(d0), int64_t(d1), int64_t(d2))
 #define PT_UNROLL [[unroll]]
 #define PT_FN
+#define pt_wrap32(v) int(v) /* int64 -> int keeps the low 32 bits */
 #define PT_CTX
 #define PT_PASS
 #define PT_CREF(T) in T
@@ -105,6 +106,13 @@ const HELPERS = String.raw`
 #define PT_TID int(gl_LocalInvocationID.x)
 #define PT_GROUP_ID gl_WorkGroupID.x
 #define PT_SYNC() barrier()
+#define PT_GROUPS gl_NumWorkGroups.x
+#define pt_facc double
+#define pt_facc_of(x) double(x)
+#define pt_facc_add pt_add
+#define pt_facc_mul pt_mul
+#define pt_ld_facc pt_ld_f64
+#define pt_st_facc pt_st_f64
 #define PT_BUF(k) PT_P.buf[int(PT_A(k))]
 #define PT_ARR(T, name) T name[PT_MAX_RANK]
 #define PT_SHARED_GLOBAL(T, name) shared T name[PT_BLOCK];

@@ -1,7 +1,7 @@
 /**
- * reduce and scan (ROW launches: one group of 256 invocations per output row, rows
+ * reduce (ROW launches: one group of 256 invocations per output row, rows
  * gl_WorkGroupID.x, + gl_NumWorkGroups.x, ...). Blocks and rules are blocks.h's; the CPU
- * versions are reduce.c / reduce_ops.h and scan.c; the structure is cuda/reduce.ts's.
+ * versions are reduce.c / reduce_ops.h; the structure is cuda/reduce.ts's.
  */
 import { PREAMBLE } from "./preamble.ts";
 import { type EwLayout, renderElementwiseValue } from "./elementwise.ts";
@@ -611,62 +611,3 @@ void main() {
   const pt_view vout = pt_view_at(15);
 ` + REDUCE_ROWS + "}\n";
 }
-
-/**
- * scan: the row moves through shared memory 256 positions at a time (all invocations load
- * and store, converting), and invocation 0 runs the dependent chain over each chunk in
- * order, so the result is the CPU's sequential double (or wrapping int64) accumulation.
- * The chain runs 16 steps a loop pass: with one a pass, llvmpipe would end invocation 0's
- * loops (preamble.ts) on rows past 64k; with 16, rows of up to 800k scan there (a whole
- * chunk unrolled takes llvmpipe many seconds to compile).
- */
-export const SCAN = String.raw`
-#define PT_SCAN_UNROLL 16
-shared double bf[PT_BLOCK];
-shared uint64_t bu[PT_BLOCK];
-/* scan [op, orank, oshape x8, n, IN VIEW (outer strides), in axis stride,
- *       OUT VIEW (outer strides), out axis stride]; op 0 cumsum, 1 cumprod; ROW launch. */
-void main() {
-  const int op = int(PT_P.a[0]), orank = int(PT_P.a[1]);
-  int64_t oshape[PT_MAX_RANK];
-  const int64_t rows = pt_shape_at(2, orank, oshape);
-  const int64_t n = PT_A(10), sa = PT_A(22), oa = PT_A(34);
-  const pt_view vin = pt_view_at(11), vout = pt_view_at(23);
-  const bool fl = pt_is_float(vin.dt);
-  const int tid = int(gl_LocalInvocationID.x);
-  for (int64_t row = int64_t(gl_WorkGroupID.x); row < rows; row += int64_t(gl_NumWorkGroups.x)) {
-    const int64_t io = vin.off + pt_offset_of(row, orank, oshape, vin.st);
-    const int64_t oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
-    double accf = op != 0 ? 1.0lf : 0.0lf; /* invocation 0's running values */
-    uint64_t accu = op != 0 ? 1ul : 0ul;
-    for (int64_t k0 = 0; k0 < n; k0 += PT_BLOCK) {
-      const int64_t k = k0 + int64_t(tid);
-      if (k < n) {
-        if (fl) bf[tid] = pt_ld_f64(vin.b, vin.dt, io + k * sa);
-        else bu[tid] = uint64_t(pt_ld_i64(vin.b, vin.dt, io + k * sa));
-      }
-      barrier();
-      if (tid == 0) {
-        const int m = n - k0 < int64_t(PT_BLOCK) ? int(n - k0) : PT_BLOCK;
-        if (fl) {
-          for (int j0 = 0; j0 < m; j0 += PT_SCAN_UNROLL) [[unroll]] for (int u = 0; u < PT_SCAN_UNROLL; u++) {
-            const int j = j0 + u;
-            if (j < m) { accf = op != 0 ? pt_mul(accf, bf[j]) : pt_add(accf, bf[j]); bf[j] = accf; }
-          }
-        } else {
-          for (int j0 = 0; j0 < m; j0 += PT_SCAN_UNROLL) [[unroll]] for (int u = 0; u < PT_SCAN_UNROLL; u++) {
-            const int j = j0 + u;
-            if (j < m) { accu = op != 0 ? accu * bu[j] : accu + bu[j]; bu[j] = accu; }
-          }
-        }
-      }
-      barrier();
-      if (k < n) {
-        if (fl) pt_st_f64(vout.b, vout.dt, oo + k * oa, bf[tid]);
-        else pt_st_i64(vout.b, vout.dt, oo + k * oa, int64_t(bu[tid]));
-      }
-      barrier(); /* the slots are read before the next chunk overwrites them */
-    }
-  }
-}
-`;

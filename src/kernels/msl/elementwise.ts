@@ -17,55 +17,32 @@ import { DF_HELPERS, f32 } from "./df.ts";
 import { EW_HELPERS } from "./ew_helpers.ts";
 import { REDUCE_CORE } from "./reduce.ts";
 import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
+import { opsEmitter } from "../templates/ops.ts";
 
 const MAX_ARGS = 240; // PT_MTL_MAX_ARGS: the whole block must fit in pt_mtl_params
 const CTYPE = ["float", "pt_df", "int", "long"];
 const SUFFIX = ["f32", "df", "i32", "i64"];
 const UTYPE = ["", "", "uint", "ulong"];
 
-type Op = (x: string, t: number) => string;
-const SQRT1_2 = f32(Math.fround(Math.SQRT1_2));
-const gelu = (x: string) => `pt_mul(pt_mul(0.5f, ${x}), pt_add(1.0f, pt_erf(pt_mul(${x}, ${SQRT1_2}))))`;
-const sigmoid = (x: string) => `pt_div(1.0f, pt_add(1.0f, exp(-${x})))`;
+type Op = (x: string) => string;
 /** Float functions, by op, that a df register computes on its float part. */
-const FLOAT_FN: Record<number, (x: string) => string> = {
-  15: (x) => `exp(${x})`,
-  16: (x) => `exp2(${x})`,
-  17: (x) => `log(${x})`,
-  18: (x) => `log2(${x})`,
-  19: (x) => `pt_log1p(${x})`,
-  22: (x) => `sin(${x})`,
-  23: (x) => `cos(${x})`,
-  24: (x) => `tan(${x})`,
-  25: (x) => `tanh(${x})`,
-  28: gelu,
+const FLOAT_FN: Record<number, string> = {
+  15: "exp",
+  16: "exp2",
+  17: "log",
+  18: "log2",
+  19: "pt_log1p",
+  22: "sin",
+  23: "cos",
+  24: "tan",
+  25: "tanh",
 };
 
-const UNARY_F32: Record<number, Op> = {
-  ...FLOAT_FN,
-  10: (x) => `-${x}`,
-  11: (x) => `fabs(${x})`,
-  12: (x) => `(${x} > 0.0f ? 1.0f : ${x} < 0.0f ? -1.0f : ${x})`, // keeps -0 and NaN
-  13: (x) => `pt_mul(${x}, ${x})`,
-  14: (x) => `pt_div(1.0f, ${x})`,
-  20: (x) => `pt_sqrt(${x})`,
-  21: (x) => `pt_div(1.0f, pt_sqrt(${x}))`,
-  26: sigmoid,
-  27: (x) => `(${x} < 0.0f ? 0.0f : ${x})`, // x < 0 so that NaN passes through
-  29: (x) => `floor(${x})`,
-  30: (x) => `ceil(${x})`,
-  31: (x) => `rint(${x})`, // half to even
-  32: (x) => `trunc(${x})`,
-  33: (x) => `(int)!pt_nz(${x})`,
-  34: (x) => `(int)(${x} != ${x})`,
-  35: (x) => `(int)(fabs(${x}) == PT_INF_F)`,
-  36: (x) => `(int)(fabs(${x}) < PT_INF_F)`,
-  37: (x) => `(int)pt_nz(${x})`,
-};
-
+/** The df (f64) register's ops, in place of templates/ops.ts's: Metal has no double. */
 const ONE = "pt_df_of(1.0f)";
 const UNARY_DF: Record<number, Op> = {
-  ...Object.fromEntries(Object.entries(FLOAT_FN).map(([op, f]) => [op, (x: string) => `pt_df_of(${f(`${x}.hi`)})`])),
+  ...Object.fromEntries(Object.entries(FLOAT_FN).map(([op, f]) => [op, (x: string) => `pt_df_of(${f}(${x}.hi))`])),
+  28: (x) => `pt_df_of(${F32_OPS.unary(28, `${x}.hi`, F32)})`,
   10: (x) => `pt_df_neg(${x})`,
   11: (x) => `(signbit(${x}.hi) ? pt_df_neg(${x}) : ${x})`,
   12: (x) => `(${x}.hi > 0.0f ? ${ONE} : ${x}.hi < 0.0f ? pt_df_of(-1.0f) : ${x})`,
@@ -86,71 +63,60 @@ const UNARY_DF: Record<number, Op> = {
   37: (x) => `(int)pt_nz(${x}.hi)`,
 };
 
-const UNARY_INT: Record<number, Op> = {
-  10: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x})`,
-  11: (x, t) => `(${x} < 0 ? (${CTYPE[t]})((${UTYPE[t]})0 - (${UTYPE[t]})${x}) : ${x})`,
-  12: (x, t) => `(${CTYPE[t]})((${x} > 0) - (${x} < 0))`,
-  13: (x, t) => `(${CTYPE[t]})((${UTYPE[t]})${x} * (${UTYPE[t]})${x})`,
-  27: (x, t) => `(${x} < 0 ? (${CTYPE[t]})0 : ${x})`,
-  29: (x) => x,
-  30: (x) => x,
-  31: (x) => x,
-  32: (x) => x,
-  33: (x) => `(int)(${x} == 0)`,
-  34: () => `0`,
-  35: () => `0`,
-  36: () => `1`,
-  37: (x) => `(int)(${x} != 0)`,
-};
-
-/** Comparisons and logic ops per compute type; logic ops test nonzero (NaN is). */
-function compare(op: number, a: string, b: string, t: number): string {
-  const nz = (x: string) => t === F32 ? `pt_nz(${x})` : t === F64 ? `pt_nz(${x}.hi)` : `(${x} != 0)`;
-  if (op >= 64) return `(int)(${nz(a)} ${["&", "|", "^"][op - 64]} ${nz(b)})`;
-  if (t === F64) {
-    const df = [`pt_df_eq(${a}, ${b})`, `!pt_df_eq(${a}, ${b})`, `pt_df_lt(${a}, ${b})`, `pt_df_le(${a}, ${b})`];
-    return `(int)(${[...df, `pt_df_lt(${b}, ${a})`, `pt_df_le(${b}, ${a})`][op - 58]})`;
-  }
-  return `(int)(${a} ${["==", "!=", "<", "<=", ">", ">="][op - 58]} ${b})`;
+/** A df comparison or logic op (58..66); logic ops test nonzero (NaN is). */
+function compareDf(op: number, a: string, b: string): string {
+  if (op >= 64) return `(int)(pt_nz(${a}.hi) ${["&", "|", "^"][op - 64]} pt_nz(${b}.hi))`;
+  const df = [`pt_df_eq(${a}, ${b})`, `!pt_df_eq(${a}, ${b})`, `pt_df_lt(${a}, ${b})`, `pt_df_le(${a}, ${b})`];
+  return `(int)(${[...df, `pt_df_lt(${b}, ${a})`, `pt_df_le(${b}, ${a})`][op - 58]})`;
 }
 
-/** CAST between compute types (ew_cast): float -> int truncates with NaN -> 0 and saturation. */
-function cast(x: string, to: number, from: number): string {
-  if (to === from) return x;
-  if (to === F32) return from === F64 ? `${x}.hi` : `(float)${x}`;
+/** A df binary op (50..66). */
+function binaryDf(op: number, x: string, y: string): string {
+  if (op >= 58) return compareDf(op, x, y);
+  if (op <= 53) return `pt_df_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
+  if (op === 54) return `pt_df_of(pt_pow(${x}.hi, ${y}.hi))`;
+  if (op === 55) return `pt_df_mod_py(${x}, ${y})`;
+  const [p, q] = op === 56 ? [y, x] : [x, y]; // MAX, MIN: a NaN in either operand wins
+  return `(${x}.hi != ${x}.hi || pt_df_lt(${p}, ${q}) ? ${x} : ${y})`;
+}
+
+/** CAST to or from a df register (ew_cast): float -> int truncates with NaN -> 0 and saturation. */
+function castDf(x: string, to: number, from: number): string {
+  if (to === F32) return `${x}.hi`;
   if (to === F64) return from === F32 ? `pt_df_of(${x})` : `pt_df_of_long((long)${x})`;
-  if (to === I32) return from === I64 ? `pt_wrap32(${x})` : from === F64 ? `pt_df_to_i32(${x})` : `pt_f2i32(${x})`;
-  return from === I32 ? `(long)${x}` : from === F64 ? `pt_df_to_i64(${x})` : `pt_f2i64(${x})`;
+  return to === I32 ? `pt_df_to_i32(${x})` : `pt_df_to_i64(${x})`;
 }
 
-/** One binary op's expression; pushes its error checks to `body`. */
-function binary(op: number, x: string, y: string, ct: number, body: string[]): string {
-  const T = CTYPE[ct], U = UTYPE[ct];
-  const isFloat = ct === F32 || ct === F64;
-  if (op >= 58) return compare(op, x, y, ct);
-  if (op <= 53 && isFloat) return `pt_${ct === F64 ? "df_" : ""}${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
-  if (op <= 52) return `(${T})((${U})${x} ${["+", "-", "*"][op - 50]} (${U})${y})`;
-  if (op === 53) {
-    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 0, 0); @ret }`);
-    return `pt_idiv(${x}, ${y})`;
-  }
-  if (op === 54) {
-    if (ct === F32) return `pt_pow(${x}, ${y})`;
-    if (ct === F64) return `pt_df_of(pt_pow(${x}.hi, ${y}.hi))`;
-    return `pt_ipow(${x}, ${y})`;
-  }
-  if (op === 55) {
-    if (ct === F32) return `pt_fmod_py(${x}, ${y})`;
-    if (ct === F64) return `pt_df_mod_py(${x}, ${y})`;
-    body.push(`if (${y} == 0) { pt_fail(err, PT_KERR_INT_DIV, @i, 1, 0); @ret }`);
-    return `pt_imod(${x}, ${y})`;
-  }
-  // MAX (56), MIN (57): a NaN in either operand wins
-  const [p, q] = op === 56 ? [y, x] : [x, y];
-  if (ct === F64) return `(${x}.hi != ${x}.hi || pt_df_lt(${p}, ${q}) ? ${x} : ${y})`;
-  const cmp = op === 56 ? ">" : "<";
-  return ct === F32 ? `(${x} != ${x} || ${x} ${cmp} ${y} ? ${x} : ${y})` : `(${x} ${cmp} ${y} ? ${x} : ${y})`;
-}
+/** MSL's own names for the C library's float functions. */
+const MSL_FN: Record<string, string> = { log1p: "pt_log1p", erf: "pt_erf", pow: "pt_pow" };
+
+/** MSL's spelling of the ops (templates/ops.ts) for f32, i32 and i64 registers. */
+const F32_OPS = opsEmitter({
+  renderer: "msl renderer",
+  params: "pt_mtl_params",
+  maxArgs: MAX_ARGS,
+  ctype: CTYPE,
+  utype: UTYPE,
+  lit: (_, v) => v.includes(".") ? f32(Math.fround(Number(v))) : `${v}.0f`,
+  math: (name) => MSL_FN[name] ?? name,
+  isnan: (x) => `${x} != ${x}`,
+  isinf: (x) => `fabs(${x}) == PT_INF_F`,
+  isfinite: (x) => `fabs(${x}) < PT_INF_F`,
+  nonzero: (x) => `pt_nz(${x})`,
+  iszero: (x) => `!pt_nz(${x})`,
+  load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(vb${v}, dt${v}, @q${v})`,
+  constant: (ct, k) => ct === F32 ? `PT_F(${k})` : `pt_const_${SUFFIX[ct]}(p, ${k})`,
+  index: (ct) => ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : ct === F64 ? "pt_df_of_long(@i)" : "(float)@i",
+  onError: "@ret",
+});
+
+/** MSL's spelling of the ops: templates/ops.ts's, with df registers' own. */
+const EMITTER: EwEmitter = {
+  ...F32_OPS,
+  cast: (x, to, from) => to === from || (to !== F64 && from !== F64) ? F32_OPS.cast(x, to, from) : castDf(x, to, from),
+  unary: (op, x, ct) => ct === F64 ? UNARY_DF[op]?.(x) : F32_OPS.unary(op, x, ct),
+  binary: (op, x, y, ct, body) => ct === F64 ? binaryDf(op, x, y) : F32_OPS.binary(op, x, y, ct, body),
+};
 
 /** Elements per thread per step of the contiguous path: their loads are all issued first. */
 const UNROLL = 4;
@@ -165,20 +131,6 @@ const UNROLL = 4;
 function parseBytecode(words: Int32Array, firstView: number) {
   return decodeElementwise(words, firstView, EMITTER);
 }
-
-/** MSL's spelling of the ops (f64 as float-float, pt_df). */
-const EMITTER: EwEmitter = {
-  renderer: "msl renderer",
-  params: "pt_mtl_params",
-  maxArgs: MAX_ARGS,
-  ctype: CTYPE,
-  load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(vb${v}, dt${v}, @q${v})`,
-  constant: (ct, k) => ct === F32 ? `PT_F(${k})` : `pt_const_${SUFFIX[ct]}(p, ${k})`,
-  index: (ct) => ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : ct === F64 ? "pt_df_of_long(@i)" : "(float)@i",
-  cast,
-  unary: (op, x, ct) => (ct === F32 ? UNARY_F32 : ct === F64 ? UNARY_DF : UNARY_INT)[op]?.(x, ct),
-  binary,
-};
 
 /** Places instruction lines: each indented, with the placeholders of one element filled in. */
 const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string, ret = "return;") =>

@@ -1,3 +1,5 @@
+import { fmodPy, intHelpers } from "../templates/ops.ts";
+
 /**
  * Device helpers only the elementwise programs (elementwise.ts) use: ew_io.h's loads and
  * stores between a view's dtype and a compute type, the constants of the block converted
@@ -78,13 +80,7 @@ inline int pt_const_i32(constant pt_mtl_params &p, int k) {
   return v >= PT_I32_MAX ? PT_I32_MAX : v <= PT_I32_MIN ? PT_I32_MIN : (int)v;
 }
 
-/* Python's float %: the result takes the divisor's sign, a zero result is +-0 by it. */
-inline float pt_fmod_py(float a, float b) {
-  float r = fmod(a, b);
-  if (r != 0.0f) { if ((r < 0.0f) != (b < 0.0f)) r = pt_add(r, b); }
-  else r = copysign(0.0f, b);
-  return r;
-}
+${fmodPy("float", "fmod", (z, b) => `copysign(${z}, ${b})`)}
 /* C's fmod in df: a - trunc(a/b) b, then one step fixes a quotient rounded across an integer. */
 inline pt_df pt_df_fmod(pt_df a, pt_df b) {
   if (!isfinite(a.hi) || b.hi == 0.0f || b.hi != b.hi) return pt_df_of(PT_NAN_F);
@@ -106,53 +102,7 @@ inline pt_df pt_df_mod_py(pt_df a, pt_df b) {
   else r = pt_df_of(copysign(0.0f, b.hi));
   return r;
 }
-/* Floor division and Python modulo; d != 0 (checked by the caller). d == -1 wraps, since
- * MIN / -1 overflows. */
-inline int pt_idiv(int a, int d) {
-  if (d == -1) return (int)(0u - (uint)a);
-  int q = a / d;
-  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
-  return q;
-}
-inline long pt_idiv(long a, long d) {
-  if (d == -1) return (long)(0ul - (ulong)a);
-  long q = a / d;
-  if (a % d != 0 && ((a < 0) != (d < 0))) q--;
-  return q;
-}
-inline int pt_imod(int a, int d) {
-  if (d == -1) return 0;
-  int r = a % d;
-  if (r != 0 && ((r < 0) != (d < 0))) r += d;
-  return r;
-}
-inline long pt_imod(long a, long d) {
-  if (d == -1) return 0;
-  long r = a % d;
-  if (r != 0 && ((r < 0) != (d < 0))) r += d;
-  return r;
-}
-/* Wraps; a negative exponent truncates as PyTorch's powi does (1 for base 1, +-1 by parity
- * for base -1, else 0), as ew_ops.h does on the CPU. */
-inline int pt_ipow(int base, int e) {
-  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) != 0 ? -1 : 1) : 0;
-  uint result = 1u, square = (uint)base;
-  for (uint x = (uint)e; x != 0u; x >>= 1) {
-    if (x & 1u) result *= square;
-    square *= square;
-  }
-  return (int)result;
-}
-inline long pt_ipow(long base, long e) {
-  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) != 0 ? -1 : 1) : 0;
-  ulong result = 1ul, square = (ulong)base;
-  for (ulong x = (ulong)e; x != 0ul; x >>= 1) {
-    if (x & 1ul) result *= square;
-    square *= square;
-  }
-  return (long)result;
-}
-
+${intHelpers("uint")}
 /* Whether the view whose strides start at slot k has its elements at offset + i for element
  * i of the shape at slot s (row-major contiguous; size-1 dims may have any stride). */
 inline bool pt_ew_linear(constant pt_mtl_params &p, int s, int k, int rank) {

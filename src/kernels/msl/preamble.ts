@@ -89,6 +89,13 @@ typedef ulong pt_u64;
 #define PT_TID int(lid)
 #define PT_GROUP_ID group.x
 #define PT_SYNC() threadgroup_barrier(mem_flags::mem_threadgroup)
+#define PT_GROUPS groups.x
+#define pt_facc pt_df /* float-float: Metal has no 64-bit float */
+#define pt_facc_of(x) pt_df_of(float(x))
+#define pt_facc_add pt_df_add
+#define pt_facc_mul pt_df_mul
+#define pt_ld_facc pt_ld_df
+#define pt_st_facc pt_st_df
 #define PT_BUF(k) B[int(PT_A(k)) & (PT_MTL_MAX_BUFS - 1)]
 #define PT_ARR(T, name) const thread T *name
 #define PT_SHARED_GLOBAL(T, name)

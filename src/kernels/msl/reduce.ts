@@ -1,7 +1,7 @@
 /**
- * reduce and scan (ROW launches: one threadgroup of 256 per output row, rows group.x,
+ * reduce (ROW launches: one threadgroup of 256 per output row, rows group.x,
  * +groups.x, ...). Blocks and rules are blocks.h's; the CPU versions are reduce.c /
- * reduce_ops.h and scan.c, the CUDA ones cuda/reduce.ts.
+ * reduce_ops.h, the CUDA ones cuda/reduce.ts.
  *
  * Where the CPU accumulates floats in double, these accumulate in float-float (df.ts):
  * sums, products, means, the two passes of var/std, and the running value of cumsum and
@@ -237,58 +237,6 @@ ${KERNEL_HEAD}
   for (long row = group.x; row < onum; row += groups.x) {
     const pt_view_row src = {vin, vin.off + pt_offset_of(row, orank, oshape, vin.st), ishape, istr, flat};
     pt_reduce_row(p, err, src, pt_is_float(vin.dt), n, vout, vout.off + pt_offset_of(row, orank, oshape, vout.st), sh, lid);
-  }
-}
-`;
-
-/**
- * scan: the row moves through threadgroup memory 256 positions at a time (all threads load
- * and store, converting), and thread 0 runs the dependent chain over each chunk in order,
- * as the CPU's sequential accumulation does (df for floats, wrapping int64 for ints).
- */
-export const SCAN = String.raw`
-/* scan [op, orank, oshape x8, n, IN VIEW (outer strides), in axis stride,
- *       OUT VIEW (outer strides), out axis stride]; op 0 cumsum, 1 cumprod; ROW launch. */
-${KERNEL_HEAD}
-  threadgroup pt_df bf[PT_BLOCK];
-  threadgroup ulong bu[PT_BLOCK];
-  const int op = (int)PT_A(0), orank = (int)PT_A(1);
-  long oshape[PT_MAX_RANK];
-  const long rows = pt_shape_at(p, 2, orank, oshape);
-  const long n = PT_A(10), sa = PT_A(22), oa = PT_A(34);
-  const pt_view vin = pt_view_at(p, B, 11), vout = pt_view_at(p, B, 23);
-  const bool fl = pt_is_float(vin.dt);
-  for (long row = group.x; row < rows; row += groups.x) {
-    const long io = vin.off + pt_offset_of(row, orank, oshape, vin.st);
-    const long oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
-    pt_df accf = pt_df_of(op ? 1.0f : 0.0f); /* thread 0's running values */
-    ulong accu = op ? 1ul : 0ul;
-    for (long k0 = 0; k0 < n; k0 += PT_BLOCK) {
-      const long k = k0 + lid;
-      if (k < n) {
-        if (fl) bf[lid] = pt_ld_df(vin.b, vin.dt, io + k * sa);
-        else bu[lid] = (ulong)pt_ld_i(vin.b, vin.dt, io + k * sa);
-      }
-      PT_BARRIER;
-      if (lid == 0) {
-        const int m = n - k0 < PT_BLOCK ? (int)(n - k0) : PT_BLOCK;
-        for (int j = 0; j < m; j++) {
-          if (fl) {
-            accf = op ? pt_df_mul(accf, bf[j]) : pt_df_add(accf, bf[j]);
-            bf[j] = accf;
-          } else {
-            accu = op ? accu * bu[j] : accu + bu[j];
-            bu[j] = accu;
-          }
-        }
-      }
-      PT_BARRIER;
-      if (k < n) {
-        if (fl) pt_st_df(vout.b, vout.dt, oo + k * oa, bf[lid]);
-        else pt_st_i(vout.b, vout.dt, oo + k * oa, (long)bu[lid]);
-      }
-      PT_BARRIER; /* every slot is read before the next chunk overwrites it */
-    }
   }
 }
 `;
