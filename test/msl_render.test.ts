@@ -233,11 +233,11 @@ test("msl: ewreduce renders reduce's row over the expression, reading the ewredu
   assert.match(src, /pt_ew_linear\(p, 3, 29, src\.rank\)/, "input 1's strides over the shape at slot 3");
   assert.match(src, /src\.t1 = pt_const_i32\(p, 38\);/);
   assert.match(src, /PT_FAIL\(PT_KERR_INT_DIV, i, 1, 0\); return 0; \}/, "a failing element reports and gives 0");
-  assert.match(src, /pt_reduce_row\(p, err, src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid\);/, "E of i32 is not float");
+  assert.match(src, /pt_reduce_row\(PT_PASS src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid\);/, "E of i32 is not float");
   // The reduce template runs the same row function over its VIEW, so the folds are shared.
-  assert.match(mslTemplateSource("reduce"), /pt_reduce_row\(p, err, src, pt_is_float\(vin\.dt\), n, vout,/);
+  assert.match(mslTemplateSource("reduce"), /pt_reduce_row\(PT_PASS src, pt_is_float\(vin\.dt\), n, vout,/);
   const f32 = mslElementwiseReduceSource(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
-  assert.match(f32, /pt_reduce_row\(p, err, src, true, n,/);
+  assert.match(f32, /pt_reduce_row\(PT_PASS src, true, n,/);
   assert.match(
     f32,
     /inline pt_df pt_src_df\(const thread pt_ew_row &s, long k\) \{\n {2}const float x = pt_ew_value\(s, s\.base \+ k\);\n {2}return pt_df_of\(x\);/,

@@ -410,7 +410,6 @@ extern "C" __global__ void __launch_bounds__(PT_BLOCK, 3) pt_main(const pt_param
 extern "C" __global__ void pt_main(const pt_params p) {
   __shared__ pt_acc sh[PT_BLOCK];
   const int op = ${op === undefined ? "(int)p.a[0]" : `${op} /* rendered for this op alone */`};
-  const double ddof = p.a[1];
   const int rank = (int)p.a[2];
   pt_i64 numel = 1;
 #pragma unroll
@@ -465,7 +464,7 @@ ${each((v) => `      s${v} = linear || rank == 0 ? 1 : sh_st[${v}][rank - 1];`)}
     }
 `
   }    const pt_fn_row<${DT}, ${T}, pt_ew_in, decltype(load), decltype(value), ${U}> src = {load, value, base};
-    pt_reduce_row(p, src, op, ddof, kind, fl, fast, n, out, out.off + row * out.st[0], sh);
+    pt_reduce_row(p, src, op, kind, fl, fast, n, out, out.off + row * out.st[0], sh);
   }
 }
 `;

@@ -82,6 +82,18 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 #define pt_facc_mul pt_mul
 #define pt_ld_facc pt_ld_f64
 #define pt_st_facc pt_st_f64
+#define PT_INOUT(T) T &
+#define PT_HI(x) (x)
+#define PT_FACC_INF PT_INF
+#define PT_FACC_NINF (-PT_INF)
+#define PT_FACC_NAN PT_NAN
+#define PT_FACC_SLOT(k) p.a[(k)]
+#define pt_facc_isnan(x) ((x) != (x))
+#define pt_facc_nonzero(x) ((x) != 0)
+#define pt_facc_sub pt_sub
+#define pt_facc_div pt_div
+#define pt_facc_sqrt pt_sqrt
+#define pt_facc_of_i64(x) double(x)
 #define PT_BUF(k) pt_buf(p, int(PT_A(k)))
 #define PT_ARR(T, name) const T *name
 #define PT_SHARED_GLOBAL(T, name)

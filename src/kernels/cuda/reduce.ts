@@ -1,3 +1,5 @@
+import { REDUCE_ACC } from "../templates/reduce.ts";
+
 /**
  * reduce (ROW launches: one block of 256 threads per output row, rows
  * blockIdx.x, +gridDim.x, ...). Blocks and rules are blocks.h's; the CPU versions are
@@ -41,95 +43,7 @@ static __device__ __forceinline__ pt_i64 pt_row_offset(const pt_params &p, pt_i6
  * src/kernels/cuda/elementwise.ts), whose results are then the reduce template's over the
  * materialized expression, bit for bit. REDUCE_CORE is what both kernels share.
  */
-export const REDUCE_CORE = String.raw`
-enum { R_SUM, R_PROD, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_ANY, R_ALL, R_MEAN, R_VAR, R_STD, R_COUNT };
-enum { K_SUM, K_SQDEV, K_PROD, K_MAX, K_MIN, K_ARGMAX, K_ARGMIN, K_COUNT };
-/* f: float value; i: int value or nonzero count; idx: arg position (-1: none yet); nan: a
- * float max/min saw a NaN. */
-typedef struct {
-  double f;
-  pt_i64 i, idx;
-  int nan;
-} pt_acc;
-
-static __device__ __forceinline__ int pt_kind_of(int op, int second_pass) {
-  switch (op) {
-  case R_PROD: return K_PROD;
-  case R_MAX: return K_MAX;
-  case R_MIN: return K_MIN;
-  case R_ARGMAX: return K_ARGMAX;
-  case R_ARGMIN: return K_ARGMIN;
-  case R_ANY: case R_ALL: case R_COUNT: return K_COUNT;
-  case R_VAR: case R_STD: return second_pass ? K_SQDEV : K_SUM;
-  default: return K_SUM;
-  }
-}
-
-static __device__ __forceinline__ void pt_acc_init(pt_acc &s, int kind) {
-  s.f = kind == K_PROD ? 1.0 : kind == K_MAX ? -PT_INF : kind == K_MIN ? PT_INF : 0.0;
-  s.i = kind == K_PROD ? 1 : kind == K_MAX ? PT_I64_MIN : kind == K_MIN ? PT_I64_MAX : 0;
-  s.idx = -1;
-  s.nan = 0;
-}
-
-/* Value x at inner position pos (positions arrive in increasing order per thread). */
-static __device__ __forceinline__ void pt_acc_add_f(pt_acc &s, int kind, double x, pt_i64 pos, double mean) {
-  switch (kind) {
-  case K_SUM: s.f = pt_add(s.f, x); break;
-  case K_SQDEV: { double d = pt_sub(x, mean); s.f = pt_add(s.f, pt_mul(d, d)); break; }
-  case K_PROD: s.f = pt_mul(s.f, x); break;
-  case K_MAX: s.nan |= x != x; s.f = x > s.f ? x : s.f; break;
-  case K_MIN: s.nan |= x != x; s.f = x < s.f ? x : s.f; break;
-  case K_ARGMAX: case K_ARGMIN:
-    if (s.idx < 0 || (kind == K_ARGMAX ? x > s.f : x < s.f) || (x != x && s.f == s.f)) { s.f = x; s.idx = pos; }
-    break;
-  default: s.i += x != 0; /* NaN counts as nonzero */
-  }
-}
-
-static __device__ __forceinline__ void pt_acc_add_i(pt_acc &s, int kind, pt_i64 x, pt_i64 pos) {
-  switch (kind) {
-  case K_SUM: s.i = (pt_i64)((pt_u64)s.i + (pt_u64)x); break;
-  case K_PROD: s.i = (pt_i64)((pt_u64)s.i * (pt_u64)x); break;
-  case K_MAX: s.i = x > s.i ? x : s.i; break;
-  case K_MIN: s.i = x < s.i ? x : s.i; break;
-  case K_ARGMAX: case K_ARGMIN:
-    if (s.idx < 0 || (kind == K_ARGMAX ? x > s.i : x < s.i)) { s.i = x; s.idx = pos; }
-    break;
-  default: s.i += x != 0;
-  }
-}
-
-/* a = a folded with b, where both cover interleaved positions. */
-static __device__ __forceinline__ void pt_acc_merge(pt_acc &a, const pt_acc &b, int kind, bool fl) {
-  switch (kind) {
-  case K_SUM: case K_SQDEV: case K_COUNT:
-    a.f = pt_add(a.f, b.f);
-    a.i = (pt_i64)((pt_u64)a.i + (pt_u64)b.i);
-    break;
-  case K_PROD:
-    a.f = pt_mul(a.f, b.f);
-    a.i = (pt_i64)((pt_u64)a.i * (pt_u64)b.i);
-    break;
-  case K_MAX: a.f = b.f > a.f ? b.f : a.f; a.i = b.i > a.i ? b.i : a.i; a.nan |= b.nan; break;
-  case K_MIN: a.f = b.f < a.f ? b.f : a.f; a.i = b.i < a.i ? b.i : a.i; a.nan |= b.nan; break;
-  default: {
-    if (b.idx < 0) break;
-    bool take;
-    if (a.idx < 0) take = true;
-    else if (fl) {
-      bool an = a.f != a.f, bn = b.f != b.f;
-      if (an || bn) take = an && bn ? b.idx < a.idx : bn;
-      else if (b.f == a.f) take = b.idx < a.idx;
-      else take = kind == K_ARGMAX ? b.f > a.f : b.f < a.f;
-    } else {
-      take = b.i == a.i ? b.idx < a.idx : kind == K_ARGMAX ? b.i > a.i : b.i < a.i;
-    }
-    if (take) a = b;
-  }
-  }
-}
-
+export const REDUCE_CORE = REDUCE_ACC + String.raw`
 /* A row of a VIEW, for pt_reduce_pass: inner position k is element at(k) = io + offset(k);
  * a value is read in two steps, load_f (load_i) then f (i), which for a VIEW are the load
  * and nothing (an expression computes in its second step: pt_fn_row). P positions a step
@@ -157,8 +71,7 @@ struct pt_view_row {
 template <class S>
 static __device__ __forceinline__ pt_acc pt_reduce_pass(const S &src, int kind, bool fl, pt_i64 n, double mean, pt_acc *sh) {
   const int tid = threadIdx.x;
-  pt_acc s;
-  pt_acc_init(s, kind);
+  pt_acc s = pt_acc_init(kind);
   pt_i64 k = tid;
   if (src.flat) { /* P positions a step with their loads first, to keep more reads in flight */
     for (; k + (S::P - 1) * PT_BLOCK < n; k += S::P * PT_BLOCK) {
@@ -185,7 +98,7 @@ static __device__ __forceinline__ pt_acc pt_reduce_pass(const S &src, int kind, 
   sh[tid] = s;
   __syncthreads();
   for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
-    if (tid < w) pt_acc_merge(sh[tid], sh[tid + w], kind, fl);
+    if (tid < w) sh[tid] = pt_acc_merge(sh[tid], sh[tid + w], kind, fl);
     __syncthreads();
   }
   pt_acc r = sh[0];
@@ -248,8 +161,7 @@ template <int KIND, class S> static __device__ pt_acc pt_fast_row(const S &src, 
   const int DT = S::DT;
   const int E = DT == PT_F64 || DT == PT_I64 ? 2 : DT == PT_F32 || DT == PT_I32 ? 4 : DT == PT_F16 || DT == PT_BF16 ? 8 : 16;
   const int tid = threadIdx.x;
-  pt_acc s;
-  pt_acc_init(s, KIND);
+  pt_acc s = pt_acc_init(KIND);
   pt_i64 head = (pt_i64)((16 - (src.addr() & 15)) & 15) / (16 / E);
   if (head > n) head = n;
   const pt_i64 nv = (n - head) / E, rest = head + nv * E;
@@ -279,7 +191,7 @@ template <int KIND, class S> static __device__ pt_acc pt_fast_row(const S &src, 
   if ((tid & 31) == 0) sh[tid >> 5] = s;
   __syncthreads();
   pt_acc r = sh[0];
-  for (int w = 1; w < PT_BLOCK / 32; w++) pt_acc_merge(r, sh[w], KIND, false);
+  for (int w = 1; w < PT_BLOCK / 32; w++) r = pt_acc_merge(r, sh[w], KIND, false);
   __syncthreads(); /* sh is reused by the next row */
   return r;
 }
@@ -358,44 +270,20 @@ static __device__ __forceinline__ pt_acc pt_fast(const pt_fn_row<D, T, In, L, V,
  * thread 0. kind is pt_kind_of(op, 1); fast: the row takes pt_fast_row (kind K_SUM or
  * K_COUNT, a contiguous row of aligned elements). */
 template <class S>
-static __device__ __forceinline__ void pt_reduce_row(const pt_params &p, const S &src, int op, double ddof, int kind, bool fl,
-                                                     bool fast, pt_i64 n, const pt_view &out, pt_i64 oo, pt_acc *sh) {
-  if (n == 0) { /* the op's identity; max/min/argmax/argmin have none */
-    if (threadIdx.x == 0) {
-      if (op >= R_MAX && op <= R_ARGMIN) pt_fail(p.err, PT_KERR_COUNT, 1, 0, 0);
-      else if (op == R_PROD || op == R_ALL) pt_st_i64(out.b, out.dt, oo, 1);
-      else if (op == R_MEAN || op == R_VAR || op == R_STD) pt_st_f64(out.b, out.dt, oo, PT_NAN);
-      else pt_st_i64(out.b, out.dt, oo, 0);
-    }
+static __device__ __forceinline__ void pt_reduce_row(const pt_params &p, const S &src, int op, int kind, bool fl, bool fast,
+                                                     pt_i64 n, const pt_view &out, pt_i64 oo, pt_acc *sh) {
+  if (n == 0) {
+    if (threadIdx.x == 0) pt_reduce_empty(p, op, out, oo);
     return;
   }
   double mean = 0;
   pt_acc s;
   if (fast) s = pt_fast(src, kind, n, sh);
   else {
-    if (op == R_VAR || op == R_STD) mean = pt_reduce_pass(src, K_SUM, fl, n, 0, sh).f / (double)n;
+    if (op == R_VAR || op == R_STD) mean = pt_div(pt_reduce_pass(src, K_SUM, fl, n, 0, sh).f, (double)n);
     s = pt_reduce_pass(src, kind, fl, n, mean, sh);
   }
-  if (threadIdx.x != 0) return;
-  switch (op) {
-  case R_SUM: case R_PROD:
-    if (fl) pt_st_f64(out.b, out.dt, oo, s.f);
-    else pt_st_i64(out.b, out.dt, oo, s.i);
-    break;
-  case R_MAX: case R_MIN:
-    if (fl) pt_st_f64(out.b, out.dt, oo, s.nan ? PT_NAN : s.f);
-    else pt_st_i64(out.b, out.dt, oo, s.i);
-    break;
-  case R_ARGMAX: case R_ARGMIN: pt_st_i64(out.b, out.dt, oo, s.idx); break;
-  case R_ANY: pt_st_i64(out.b, out.dt, oo, s.i > 0); break;
-  case R_ALL: pt_st_i64(out.b, out.dt, oo, s.i == n); break;
-  case R_COUNT: pt_st_i64(out.b, out.dt, oo, s.i); break;
-  case R_MEAN: pt_st_f64(out.b, out.dt, oo, (fl ? s.f : (double)s.i) / (double)n); break;
-  default: { /* var, std: a divisor below zero is clamped to zero, as NumPy and PyTorch do */
-    const double div = (double)n - ddof, v = s.f / (div > 0 ? div : 0.0);
-    pt_st_f64(out.b, out.dt, oo, op == R_STD ? pt_sqrt(v) : v);
-  }
-  }
+  if (threadIdx.x == 0) pt_reduce_store(p, op, s, fl, n, out, oo);
 }
 `;
 
@@ -414,7 +302,6 @@ extern "C" __global__ void pt_main(const pt_params p) {
   __shared__ pt_acc sh[PT_BLOCK];
   __shared__ pt_i64 ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
   const int op = (int)p.a[0];
-  const double ddof = p.a[1];
   const int orank = (int)p.a[2];
   /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
    * offset map unchanged, so offsets are taken over all 8 dims. */
@@ -466,7 +353,7 @@ extern "C" __global__ void pt_main(const pt_params p) {
   for (pt_i64 row = blockIdx.x; row < onum; row += gridDim.x) {
     const pt_i64 io = pt_row_offset(p, row, orank, 3, 20), oo = pt_row_offset(p, row, orank, 3, 39);
     const pt_view_row src = {in.b, in.dt, io, ishape, istr, flat};
-    pt_reduce_row(p, src, op, ddof, kind, fl, fast, n, out, oo, sh);
+    pt_reduce_row(p, src, op, kind, fl, fast, n, out, oo, sh);
   }
 }
 `;

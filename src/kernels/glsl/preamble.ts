@@ -113,6 +113,18 @@ const HELPERS = String.raw`
 #define pt_facc_mul pt_mul
 #define pt_ld_facc pt_ld_f64
 #define pt_st_facc pt_st_f64
+#define PT_INOUT(T) inout T
+#define PT_HI(x) (x)
+#define PT_FACC_INF pt_inf()
+#define PT_FACC_NINF (-pt_inf())
+#define PT_FACC_NAN pt_nan()
+#define PT_FACC_SLOT(k) PT_P.a[(k)]
+#define pt_facc_isnan(x) isnan(x)
+#define pt_facc_nonzero(x) ((x) != 0.0lf) /* unordered: NaN is nonzero */
+#define pt_facc_sub pt_sub
+#define pt_facc_div pt_div
+#define pt_facc_sqrt pt_sqrt
+#define pt_facc_of_i64(x) double(x)
 #define PT_BUF(k) PT_P.buf[int(PT_A(k))]
 #define PT_ARR(T, name) T name[PT_MAX_RANK]
 #define PT_SHARED_GLOBAL(T, name) shared T name[PT_BLOCK];

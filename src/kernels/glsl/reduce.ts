@@ -4,6 +4,7 @@
  * versions are reduce.c / reduce_ops.h; the structure is cuda/reduce.ts's.
  */
 import { PREAMBLE } from "./preamble.ts";
+import { REDUCE_ACC } from "../templates/reduce.ts";
 import { type EwLayout, renderElementwiseValue } from "./elementwise.ts";
 
 /**
@@ -20,118 +21,8 @@ import { type EwLayout, renderElementwiseValue } from "./elementwise.ts";
  * path's vector loop PT_FAST_VECTORS; reduce's reads a view in memory (VIEW_SOURCE),
  * ewreduce's computes the values (ewSource).
  */
-const REDUCE_ACC = String.raw`
-#define R_SUM 0
-#define R_PROD 1
-#define R_MAX 2
-#define R_MIN 3
-#define R_ARGMAX 4
-#define R_ARGMIN 5
-#define R_ANY 6
-#define R_ALL 7
-#define R_MEAN 8
-#define R_VAR 9
-#define R_STD 10
-#define R_COUNT 11
-#define K_SUM 0
-#define K_SQDEV 1
-#define K_PROD 2
-#define K_MAX 3
-#define K_MIN 4
-#define K_ARGMAX 5
-#define K_ARGMIN 6
-#define K_COUNT 7
-
-/* f: float value; i: int value or nonzero count; idx: arg position (-1: none yet); nan: a
- * float max/min saw a NaN. */
-struct pt_acc {
-  double f;
-  int64_t i;
-  int64_t idx;
-  int nan;
-};
+const REDUCE_BITS = REDUCE_ACC + String.raw`
 shared pt_acc sh[PT_BLOCK];
-
-int pt_kind_of(int op, bool second_pass) {
-  switch (op) {
-  case R_PROD: return K_PROD;
-  case R_MAX: return K_MAX;
-  case R_MIN: return K_MIN;
-  case R_ARGMAX: return K_ARGMAX;
-  case R_ARGMIN: return K_ARGMIN;
-  case R_ANY: case R_ALL: case R_COUNT: return K_COUNT;
-  case R_VAR: case R_STD: return second_pass ? K_SQDEV : K_SUM;
-  default: return K_SUM;
-  }
-}
-
-pt_acc pt_acc_init(int kind) {
-  pt_acc s;
-  s.f = kind == K_PROD ? 1.0lf : kind == K_MAX ? -pt_inf() : kind == K_MIN ? pt_inf() : 0.0lf;
-  s.i = kind == K_PROD ? 1l : kind == K_MAX ? PT_I64_MIN : kind == K_MIN ? PT_I64_MAX : 0l;
-  s.idx = -1l;
-  s.nan = 0;
-  return s;
-}
-
-/* Value x at inner position pos (positions arrive in increasing order per invocation). */
-void pt_acc_add_f(inout pt_acc s, int kind, double x, int64_t pos, double mean) {
-  switch (kind) {
-  case K_SUM: s.f = pt_add(s.f, x); break;
-  case K_SQDEV: { const double d = pt_sub(x, mean); s.f = pt_add(s.f, pt_mul(d, d)); break; }
-  case K_PROD: s.f = pt_mul(s.f, x); break;
-  case K_MAX: if (isnan(x)) s.nan = 1; s.f = x > s.f ? x : s.f; break;
-  case K_MIN: if (isnan(x)) s.nan = 1; s.f = x < s.f ? x : s.f; break;
-  case K_ARGMAX: case K_ARGMIN:
-    if (s.idx < 0l || (kind == K_ARGMAX ? x > s.f : x < s.f) || (isnan(x) && !isnan(s.f))) { s.f = x; s.idx = pos; }
-    break;
-  default: if (x != 0.0lf) s.i += 1l; /* unordered: NaN counts as nonzero */
-  }
-}
-
-void pt_acc_add_i(inout pt_acc s, int kind, int64_t x, int64_t pos) {
-  switch (kind) {
-  case K_SUM: s.i += x; break;
-  case K_PROD: s.i *= x; break;
-  case K_MAX: s.i = x > s.i ? x : s.i; break;
-  case K_MIN: s.i = x < s.i ? x : s.i; break;
-  case K_ARGMAX: case K_ARGMIN:
-    if (s.idx < 0l || (kind == K_ARGMAX ? x > s.i : x < s.i)) { s.i = x; s.idx = pos; }
-    break;
-  default: if (x != 0l) s.i += 1l;
-  }
-}
-
-/* a folded with b, where both cover interleaved positions. */
-pt_acc pt_acc_merge(pt_acc a, pt_acc b, int kind, bool fl) {
-  switch (kind) {
-  case K_SUM: case K_SQDEV: case K_COUNT:
-    a.f = pt_add(a.f, b.f);
-    a.i += b.i;
-    break;
-  case K_PROD:
-    a.f = pt_mul(a.f, b.f);
-    a.i *= b.i;
-    break;
-  case K_MAX: a.f = b.f > a.f ? b.f : a.f; a.i = b.i > a.i ? b.i : a.i; a.nan |= b.nan; break;
-  case K_MIN: a.f = b.f < a.f ? b.f : a.f; a.i = b.i < a.i ? b.i : a.i; a.nan |= b.nan; break;
-  default: {
-    if (b.idx < 0l) break;
-    bool take;
-    if (a.idx < 0l) take = true;
-    else if (fl) {
-      const bool an = isnan(a.f), bn = isnan(b.f);
-      if (an || bn) take = an && bn ? b.idx < a.idx : bn;
-      else if (b.f == a.f) take = b.idx < a.idx;
-      else take = kind == K_ARGMAX ? b.f > a.f : b.f < a.f;
-    } else {
-      take = b.i == a.i ? b.idx < a.idx : kind == K_ARGMAX ? b.i > a.i : b.i < a.i;
-    }
-    if (take) a = b;
-  }
-  }
-  return a;
-}
 
 /* Element bits (zero-extended) -> pt_ld_f64's / pt_ld_i64's values. */
 double pt_bits_f64(int dt, uint64_t raw) {
@@ -434,7 +325,7 @@ pt_acc pt_fast_part(uint64_t row, int dt, int kind, int body, int64_t n) {
 
 /**
  * The rows of a reduce-like main(): each row at element io of the source's view vin
- * (io = vin.off + its outer offset) reduced into vout, given op, ddof, orank/oshape/onum
+ * (io = vin.off + its outer offset) reduced into vout, given op, orank/oshape/onum
  * (the rows), n/ishape/istr/isflat (the inner dims, coalesced).
  */
 const REDUCE_ROWS = String.raw`
@@ -448,13 +339,8 @@ const REDUCE_ROWS = String.raw`
   for (int64_t row = int64_t(gl_WorkGroupID.x); row < onum; row += int64_t(gl_NumWorkGroups.x)) {
     const int64_t io = vin.off + pt_offset_of(row, orank, oshape, vin.st);
     const int64_t oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
-    if (n == 0l) { /* the op's identity; max/min/argmax/argmin have none */
-      if (first) {
-        if (op >= R_MAX && op <= R_ARGMIN) pt_fail(PT_KERR_COUNT, 1l, 0l, 0l);
-        else if (op == R_PROD || op == R_ALL) pt_st_i64(vout.b, vout.dt, oo, 1l);
-        else if (op == R_MEAN || op == R_VAR || op == R_STD) pt_st_f64(vout.b, vout.dt, oo, pt_nan());
-        else pt_st_i64(vout.b, vout.dt, oo, 0l);
-      }
+    if (n == 0l) {
+      if (first) pt_reduce_empty(op, vout, oo);
       continue;
     }
     /* var and std first take the mean (a K_SUM pass); one copy of each pass and of the tree
@@ -469,36 +355,15 @@ const REDUCE_ROWS = String.raw`
       s = pt_fold(s, kind, fl);
       if (pass == 0) mean = pt_div(s.f, double(n));
     }
-    if (first) { /* the others go on to the next row's barriers, which wait for it */
-      switch (op) {
-      case R_SUM: case R_PROD:
-        if (fl) pt_st_f64(vout.b, vout.dt, oo, s.f);
-        else pt_st_i64(vout.b, vout.dt, oo, s.i);
-        break;
-      case R_MAX: case R_MIN:
-        if (fl) pt_st_f64(vout.b, vout.dt, oo, s.nan != 0 ? pt_nan() : s.f);
-        else pt_st_i64(vout.b, vout.dt, oo, s.i);
-        break;
-      case R_ARGMAX: case R_ARGMIN: pt_st_i64(vout.b, vout.dt, oo, s.idx); break;
-      case R_ANY: pt_st_i64(vout.b, vout.dt, oo, s.i > 0l ? 1l : 0l); break;
-      case R_ALL: pt_st_i64(vout.b, vout.dt, oo, s.i == n ? 1l : 0l); break;
-      case R_COUNT: pt_st_i64(vout.b, vout.dt, oo, s.i); break;
-      case R_MEAN: pt_st_f64(vout.b, vout.dt, oo, pt_div(fl ? s.f : double(s.i), double(n))); break;
-      default: { /* var, std: a divisor below zero is clamped to zero, as NumPy and PyTorch do */
-        const double div = pt_sub(double(n), ddof), v = pt_div(s.f, div > 0.0lf ? div : 0.0lf);
-        pt_st_f64(vout.b, vout.dt, oo, op == R_STD ? pt_sqrt(v) : v);
-      }
-      }
-    }
+    if (first) pt_reduce_store(op, s, fl, n, vout, oo); /* the others go on to the next row's barriers, which wait for it */
   }
 `;
 
-export const REDUCE = REDUCE_ACC + VIEW_SOURCE + REDUCE_PARTS + String.raw`
+export const REDUCE = REDUCE_BITS + VIEW_SOURCE + REDUCE_PARTS + String.raw`
 /* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
  *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs. */
 void main() {
   const int op = int(PT_P.a[0]);
-  const double ddof = PT_P.a[1];
   const int orank = int(PT_P.a[2]);
   /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
    * offset map unchanged, so offsets are taken over all 8 dims. */
@@ -587,13 +452,12 @@ ${lanes}
  */
 export function renderEwReduce(words: Int32Array): string {
   const { text, ct } = renderElementwiseValue(words, EWREDUCE_BLOCK);
-  return PREAMBLE + text + REDUCE_ACC + ewSource(ct) + REDUCE_PARTS + String.raw`
+  return PREAMBLE + text + REDUCE_BITS + ewSource(ct) + REDUCE_PARTS + String.raw`
 /* ewreduce [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x
  *           (nviews - 1), nconst, const x nconst]; ROW launch over the rows. */
 void main() {
   pt_ew_init();
   const int op = int(PT_P.a[0]);
-  const double ddof = PT_P.a[1];
   const int orank = 1;
   const int64_t onum = PT_A(12), n = PT_A(13);
   int64_t oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];

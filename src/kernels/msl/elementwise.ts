@@ -220,14 +220,14 @@ ${place(body, "    ", "", "i", (v) => `q${v}`)}
 
 /**
  * Per compute type of E (F32, F64, I32, I64): its value x as the reduce template's loads
- * (pt_ld_df, pt_ld_f, pt_ld_i, pt_is_nonzero) read a stored element of E's dtype. Metal has
+ * (pt_ld_df, pt_ld_i, pt_is_nonzero) read a stored element of E's dtype. Metal has
  * no f64 views, so an f64 E (a df value) has no reduce to match: it gives the df itself.
  */
 const E_READS = [
-  { df: "pt_df_of(x)", f: "x", i: "pt_f2i64(x)", nz: "pt_nz(x)" },
-  { df: "x", f: "x.hi", i: "pt_df_to_i64(x)", nz: "pt_nz(x.hi)" },
-  { df: "pt_df_of_long(x)", f: "(float)x", i: "(long)x", nz: "x != 0" },
-  { df: "pt_df_of_long(x)", f: "pt_l2f_dbl(x)", i: "x", nz: "x != 0" },
+  { df: "pt_df_of(x)", i: "pt_f2i64(x)", nz: "pt_nz(x)" },
+  { df: "x", i: "pt_df_to_i64(x)", nz: "pt_nz(x.hi)" },
+  { df: "pt_df_of_long(x)", i: "(long)x", nz: "x != 0" },
+  { df: "pt_df_of_long(x)", i: "x", nz: "x != 0" },
 ];
 
 /**
@@ -279,7 +279,6 @@ ${hoisted.map((h) => `  const ${h.T} ${h.name} = s.${h.name};\n`).join("")}${coo
   return ${store.reg.replaceAll("@u", "")};
 }
 ${src("df", "pt_df", reads.df)}
-${src("f", "float", reads.f)}
 ${src("i", "long", reads.i)}
 ${src("nz", "bool", reads.nz)}
 ${REDUCE_CORE}
@@ -299,7 +298,7 @@ ${hoisted.map((h) => `  src.${h.name} = ${h.expr};\n`).join("")}  const long sta
   const pt_view vout = pt_view_at(p, B, 15);
   for (long row = group.x; row < rows; row += groups.x) {
     src.base = start + row * n;
-    pt_reduce_row(p, err, src, ${store.ct === F32 || store.ct === F64}, n, vout, vout.off + row * vout.st[0], sh, lid);
+    pt_reduce_row(PT_PASS src, ${store.ct === F32 || store.ct === F64}, n, vout, vout.off + row * vout.st[0], sh, lid);
   }
 }
 `;

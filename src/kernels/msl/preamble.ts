@@ -81,8 +81,8 @@ typedef ulong pt_u64;
 #define PT_FAIL(code, d0, d1, d2) pt_fail(err, (code), (d0), (d1), (d2))
 #define PT_UNROLL
 #define PT_FN inline
-#define PT_CTX constant pt_mtl_params &p, const thread pt_ptr *B,
-#define PT_PASS p, B,
+#define PT_CTX constant pt_mtl_params &p, const thread pt_ptr *B, device pt_mtl_error *err,
+#define PT_PASS p, B, err,
 #define PT_CREF(T) const thread T &
 #define PT_OUT(T) thread T &
 #define PT_PTR pt_ptr
@@ -96,6 +96,18 @@ typedef ulong pt_u64;
 #define pt_facc_mul pt_df_mul
 #define pt_ld_facc pt_ld_df
 #define pt_st_facc pt_st_df
+#define PT_INOUT(T) thread T &
+#define PT_HI(x) (x).hi /* max, min and their args compare the float part */
+#define PT_FACC_INF pt_df_of(PT_INF_F)
+#define PT_FACC_NINF pt_df_of(-PT_INF_F)
+#define PT_FACC_NAN pt_df_of(PT_NAN_F)
+#define PT_FACC_SLOT(k) (PT_A(k) != 0 ? pt_df_of_long(PT_A(k)) : pt_df_of(PT_F(k))) /* an integer slot is exact */
+#define pt_facc_isnan(x) ((x).hi != (x).hi)
+#define pt_facc_nonzero(x) pt_nz((x).hi)
+#define pt_facc_sub pt_df_sub
+#define pt_facc_div pt_df_div
+#define pt_facc_sqrt pt_df_sqrt
+#define pt_facc_of_i64(x) pt_df_of_long(x)
 #define PT_BUF(k) B[int(PT_A(k)) & (PT_MTL_MAX_BUFS - 1)]
 #define PT_ARR(T, name) const thread T *name
 #define PT_SHARED_GLOBAL(T, name)
