@@ -6,7 +6,8 @@
 //! otherwise. The backends table is generated into the build cache: every known backend is
 //! a row; one that is not enabled, or has no code yet, reports why it is unavailable.
 //!   -Dbackends=cpu,cuda   which backends to compile (default all five: each opens its driver
-//!                         at run time and reports why it has no device where there is none)
+//!                         at run time and reports why it has no device where there is none);
+//!                         hip also compiles cuda's shared driver files (cuda_shared below)
 //!   zig build cross       the shim with every backend for every published platform, baseline CPU, into
 //!                         native/zig-out/cross/<triple>/: x86_64-linux-gnu, aarch64-linux-gnu,
 //!                         aarch64-macos, x86_64-macos, x86_64-windows-gnu (scripts/pack.sh)
@@ -26,6 +27,13 @@ comptime {
 const known_backends = [_][]const u8{ "cpu", "cuda", "vulkan", "metal", "hip" };
 
 const c_flags = [_][]const u8{ "-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden" };
+
+/// HIP runs the CUDA driver: these files of native/src/backends/cuda are compiled a second
+/// time into the hip backend, and the whole hip backend with -DPT_VENDOR_HIP, under which
+/// backends/hip/vendor.h maps the CUDA names they use onto HIP's (cuda/cuda.h says how).
+/// cuda/lib.c and cuda/cuda.c are CUDA's alone: its loader and what only CUDA does.
+const cuda_shared = [_][]const u8{ "blas.c", "device.c", "graph.c", "launch.c", "program.c", "staging.c", "stream.c" };
+const hip_flags = c_flags ++ [_][]const u8{"-DPT_VENDOR_HIP"};
 
 /// What `zig build cross` compiles when -Dbackends is not given: every backend.
 const cross_backends = "cpu,cuda,vulkan,metal,hip";
@@ -182,7 +190,10 @@ fn addShim(
         if (!enabled[i]) continue;
         const files = backendSources(b, name);
         if (files.len == 0) continue;
-        mod.addCSourceFiles(.{ .root = b.path(b.fmt("native/src/backends/{s}", .{name})), .files = files, .flags = &c_flags });
+        const hip = std.mem.eql(u8, name, "hip");
+        const flags: []const []const u8 = if (hip) &hip_flags else &c_flags;
+        mod.addCSourceFiles(.{ .root = b.path(b.fmt("native/src/backends/{s}", .{name})), .files = files, .flags = flags });
+        if (hip) mod.addCSourceFiles(.{ .root = b.path("native/src/backends/cuda"), .files = &cuda_shared, .flags = flags });
     }
     mod.addCSourceFile(.{ .file = table, .flags = &c_flags });
     const os = target.result.os.tag;

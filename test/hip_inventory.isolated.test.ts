@@ -132,8 +132,10 @@ int hipDeviceReset(void) { return 0; }
 int hipMalloc(void **p, size_t n) { *p = n > ((size_t)1 << 34) ? NULL : calloc(1, n); return *p ? 0 : 2; }
 int hipFree(void *p) { free(p); return 0; }
 int hipMemGetInfo(size_t *f, size_t *t) { *f = *t = (size_t)1 << 34; return 0; }
-int hipMemcpyAsync(void *d, const void *s, size_t n, int k, void *q) { (void)k; (void)q; memmove(d, s, n); return 0; }
-int hipMemsetAsync(void *d, int v, size_t n, void *q) { (void)q; memset(d, v, n); return 0; }
+int hipMemcpyHtoDAsync(void *d, const void *s, size_t n, void *q) { (void)q; memmove(d, s, n); return 0; }
+int hipMemcpyDtoHAsync(void *d, const void *s, size_t n, void *q) { (void)q; memmove(d, s, n); return 0; }
+int hipMemcpyDtoDAsync(void *d, const void *s, size_t n, void *q) { (void)q; memmove(d, s, n); return 0; }
+int hipMemsetD8Async(void *d, unsigned char v, size_t n, void *q) { (void)q; memset(d, v, n); return 0; }
 int hipStreamCreateWithFlags(void **q, unsigned f) { (void)f; *q = &token; return 0; }
 int hipStreamDestroy(void *q) { (void)q; return 0; }
 int hipStreamSynchronize(void *q) { (void)q; return 0; }

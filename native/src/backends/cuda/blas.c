@@ -58,8 +58,8 @@ static int64_t batch_offset(const pt_matmul_plan *mm, int i, int64_t b) {
 }
 
 static int blas_error(const char *fn, cublasStatus_t s) {
-  const char *text = cublas.GetStatusString ? cublas.GetStatusString(s) : NULL;
-  return pt_error(PT_EDRIVER, "cuda: %s failed: %s (%d)", fn, text ? text : "cuBLAS status", s);
+  const char *text = GPU_BLAS_STATUS_TEXT ? GPU_BLAS_STATUS_TEXT(s) : NULL;
+  return pt_error(PT_EDRIVER, GPU_TAG ": %s failed: %s (%d)", fn, text ? text : GPU_BLAS " status", s);
 }
 
 /* Under ctx->lock. */
@@ -68,15 +68,15 @@ static int handle(cuda_ctx *c) {
     c->blas_state = cublas_load();
     if (c->blas_state == PT_OK) {
       cublasStatus_t s = cublas.Create(&c->blas);
-      if (s == CUBLAS_STATUS_SUCCESS) s = cublas.SetMathMode(c->blas, CUBLAS_DEFAULT_MATH);
-      c->blas_state = s == CUBLAS_STATUS_SUCCESS ? 1 : blas_error("cublasCreate", s);
+      if (s == CUBLAS_STATUS_SUCCESS) s = GPU_BLAS_DEFAULT_MATH(c->blas);
+      c->blas_state = s == CUBLAS_STATUS_SUCCESS ? 1 : blas_error(BLAS_NAME(Create), s);
     }
   }
   return c->blas_state;
 }
 
 int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, const pt_mem_ref *bufs) {
-  const char *off_switch = getenv("PT_CUDA_BLAS"); /* "0": always the program's kernel (for testing it) */
+  const char *off_switch = getenv(GPU_BLAS_SWITCH); /* "0": always the program's kernel (for testing it) */
   if ((mm->dtype != PT_F32 && mm->dtype != PT_F64) || (off_switch && strcmp(off_switch, "0") == 0)) return 1;
   /* K = 0 must write zeros, which a GEMM with k = 0 need not do; sizes must fit int. */
   if (mm->K == 0 || mm->M > INT_MAX || mm->N > INT_MAX || mm->K > INT_MAX || mm->batch > INT_MAX) return 1;
@@ -100,7 +100,7 @@ int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, con
   int64_t m = mm->M, n = mm->N;
   mat X = A, Y = B;
   if (!C.col) { X = B; Y = A; X.col ^= 1; Y.col ^= 1; m = mm->N; n = mm->M; }
-  int ta = X.col ? CUBLAS_OP_N : CUBLAS_OP_T, tb = Y.col ? CUBLAS_OP_N : CUBLAS_OP_T;
+  int ta = X.col ? GPU_BLAS_OP_N : GPU_BLAS_OP_T, tb = Y.col ? GPU_BLAS_OP_N : GPU_BLAS_OP_T;
   size_t es = mm->dtype == PT_F32 ? 4 : 8;
   char *px = (char *)bufs[X.buf].mem + X.off * (int64_t)es, *py = (char *)bufs[Y.buf].mem + Y.off * (int64_t)es,
        *pc = (char *)bufs[C.buf].mem + C.off * (int64_t)es;
@@ -110,11 +110,11 @@ int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, con
 
   pt_mutex_lock(&c->lock);
   int st = handle(c);
-  const char *fn = "cublasSetStream";
+  const char *fn = BLAS_NAME(SetStream) "";
   cublasStatus_t s = st == 1 ? cublas.SetStream(c->blas, stream) : CUBLAS_STATUS_SUCCESS;
   if (st == 1 && s == CUBLAS_STATUS_SUCCESS) {
     if (strided && mm->batch > 1) {
-      fn = es == 4 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched";
+      fn = es == 4 ? BLAS_NAME(SgemmStridedBatched) "" : BLAS_NAME(DgemmStridedBatched) "";
       s = es == 4 ? cublas.SgemmStridedBatched(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &f1, (const float *)px, (int)X.ld,
                                                X.bstride, (const float *)py, (int)Y.ld, Y.bstride, &f0, (float *)pc,
                                                (int)C.ld, C.bstride, (int)mm->batch)
@@ -122,7 +122,7 @@ int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, con
                                                (int)X.ld, X.bstride, (const double *)py, (int)Y.ld, Y.bstride, &d0,
                                                (double *)pc, (int)C.ld, C.bstride, (int)mm->batch);
     } else {
-      fn = es == 4 ? "cublasSgemm" : "cublasDgemm";
+      fn = es == 4 ? BLAS_NAME(Sgemm) "" : BLAS_NAME(Dgemm) "";
       for (int64_t b = 0; b < mm->batch && s == CUBLAS_STATUS_SUCCESS; b++) {
         int64_t ox = mm->batch > 1 ? batch_offset(mm, ix, b) * (int64_t)es : 0;
         int64_t oy = mm->batch > 1 ? batch_offset(mm, iy, b) * (int64_t)es : 0;

@@ -14,21 +14,23 @@
 
 typedef struct { void *graph, *exec; uint32_t kinds; } cuda_graph;
 
-static int need_graphs(cuda_ctx *c) {
-  (void)c;
-  if (cu.StreamBeginCapture && cu.StreamEndCapture && cu.GraphInstantiate && cu.GraphLaunch && cu.GraphExecDestroy && cu.GraphDestroy)
-    return PT_OK;
-  return pt_error(PT_EUNSUPPORTED, "cuda: this driver lacks the graph API (cuStreamBeginCapture_v2, cuGraphInstantiateWithFlags; CUDA 11.4+)");
+int cuda_has_graphs(void) {
+  return cu.StreamBeginCapture && cu.StreamEndCapture && cu.GraphInstantiate && cu.GraphLaunch && cu.GraphExecDestroy &&
+         cu.GraphDestroy;
+}
+
+static int need_graphs(void) {
+  return cuda_has_graphs() ? PT_OK : pt_error(PT_EUNSUPPORTED, GPU_TAG ": " GPU_NO_GRAPHS);
 }
 
 int cuda_capture_begin(void *ctx, void *queue) {
   cuda_ctx *c = ctx;
   cuda_queue *q = queue;
-  int st = need_graphs(c);
+  int st = need_graphs();
   if (st != PT_OK || (st = cu_enter(c)) != PT_OK) return st;
   pt_ring_drain(&q->ring); /* launches before the capture run, not record */
   CUresult r = cu.StreamBeginCapture(q->s, CU_STREAM_CAPTURE_MODE_RELAXED);
-  if (r != CUDA_SUCCESS) return cu_fail(c, "cuStreamBeginCapture", r);
+  if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(StreamBeginCapture), r);
   pt_mutex_lock(&c->lock);
   atomic_store(&q->capturing, 1);
   q->capture_kinds = 0;
@@ -47,16 +49,16 @@ int cuda_capture_end(void *ctx, void *queue, void **out) {
   pt_mutex_unlock(&c->lock);
   void *graph = NULL, *exec = NULL;
   CUresult r = cu.StreamEndCapture(q->s, &graph);
-  if (r != CUDA_SUCCESS) return cu_fail(c, "cuStreamEndCapture", r);
+  if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(StreamEndCapture), r);
   if ((r = cu.GraphInstantiate(&exec, graph, 0)) != CUDA_SUCCESS) {
     cu.GraphDestroy(graph);
-    return cu_fail(c, "cuGraphInstantiateWithFlags", r);
+    return cu_fail(c, CU_NAME(GraphInstantiateWithFlags), r);
   }
   cuda_graph *g = malloc(sizeof *g);
   if (!g) {
     cu.GraphExecDestroy(exec);
     cu.GraphDestroy(graph);
-    return pt_error(PT_EOOM, "cuda: out of host memory for a graph");
+    return pt_error(PT_EOOM, GPU_TAG ": out of host memory for a graph");
   }
   *g = (cuda_graph){graph, exec, kinds};
   *out = g;
@@ -71,12 +73,11 @@ int cuda_graph_launch(void *ctx, void *queue, void *graph) {
   if (st != PT_OK) return st;
   pt_ring_drain(&q->ring);
   pt_mutex_lock(&c->lock);
-  if (g->kinds) c->launched = 1;
-  c->kinds_since |= g->kinds;
+  pt_word_mark(&c->word, g->kinds, g->kinds != 0);
   pt_mutex_unlock(&c->lock);
   atomic_store(&q->kernels, 1);
   CUresult r = cu.GraphLaunch(g->exec, q->s);
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuGraphLaunch", r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(GraphLaunch), r);
 }
 
 void cuda_graph_free(void *ctx, void *graph) {

@@ -30,19 +30,19 @@ static _Thread_local const pt_ring *ring_thread; /* the ring whose thread this i
 static void enter_thread(void *arg) {
   cuda_queue *q = arg;
   ring_thread = &q->ring;
-  cu.CtxSetCurrent(q->c->cu);
+  vendor_bind(q->c);
 }
 
 static void issue(void *arg, void *rec) {
   cuda_queue *q = arg;
   cuda_launch_rec *l = rec;
   void *kp[1] = {&l->p};
-  if (ring_thread != &q->ring) cu.CtxSetCurrent(q->c->cu); /* a draining caller's thread */
+  if (ring_thread != &q->ring) vendor_bind(q->c); /* a draining caller's thread */
   CUresult r = cu.LaunchKernel(l->fn, l->grid, 1, 1, PT_CUDA_BLOCK, 1, 1, 0, q->s, kp, NULL);
   if (r == CUDA_SUCCESS) return;
-  int st = cu_fail(q->c, "cuLaunchKernel", r); /* this thread's error text, kept below */
+  int st = cu_fail(q->c, CU_NAME(LaunchKernel), r); /* this thread's error text, kept below */
   pt_mutex_lock(&q->c->lock);
-  pt_outcome_settle(&q->c->launch_fail, st);
+  pt_outcome_settle(&q->c->word.launch_fail, st);
   pt_mutex_unlock(&q->c->lock);
 }
 
@@ -60,6 +60,26 @@ int cuda_flush(void *ctx, void *queue) {
   return PT_OK;
 }
 
+/* Launch shapes (params.h): checks the block against pt_params and its views against their
+ * buffers (core blocks.c) before anything is queued, so a bad block fails with PT_EINVAL and
+ * nothing runs (on HIP this matters more: ROCm ends the process on a GPU memory fault).
+ * Kernels loop with grid strides and never assume the grid; an ELEMENT launch fills every
+ * SM 32 times over (256 threads each), beyond which the grid-stride loop takes over. */
+static int plan(const cuda_ctx *c, int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, unsigned *grid,
+                pt_matmul_plan *mm) {
+  const char *name = pt_program_kind_name(kind);
+  if (nbuf > GPU_MAX_BUFS)
+    return pt_error(PT_EINVAL, GPU_TAG ": a %s launch names %d buffers; " GPU_API " kernels take at most %d (params.h)", name,
+                    nbuf, GPU_MAX_BUFS);
+  if (na > GPU_MAX_ARGS)
+    return pt_error(PT_EINVAL, GPU_TAG ": a %s launch has %d argument slots; " GPU_API " kernels take at most %d (params.h)",
+                    name, na, GPU_MAX_ARGS);
+  int64_t work = 0;
+  int st = pt_block_check(kind, bufs, nbuf, a, na, &work, mm, NULL);
+  if (st == PT_OK) *grid = pt_grid_groups(kind, work, PT_CUDA_BLOCK, 32 * (int64_t)c->sms);
+  return st;
+}
+
 int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs) {
   cuda_ctx *c = ctx;
   cuda_queue *q = queue;
@@ -67,9 +87,9 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   unsigned grid = 0;
   pt_matmul_plan mm;
   memset(&mm, 0, sizeof mm);
-  int st = cuda_plan(c, p->kind, bufs, nbuf, args, nargs, &grid, &mm);
+  int st = plan(c, p->kind, bufs, nbuf, args, nargs, &grid, &mm);
   if (st != PT_OK) return st;
-  if (atomic_load(&c->dead)) return cu_enter(c); /* the lost context's error */
+  if (pt_sticky_code(&c->dead)) return cu_enter(c); /* the lost context's error */
   atomic_store(&q->kernels, 1); /* before anything is queued (cuBLAS too), so a sync after this call polls (stream.c) */
   int direct = atomic_load(&q->capturing) || p->kind == PT_K_MATMUL;
   if (direct) {
@@ -82,8 +102,8 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   }
   if (grid == 0) return PT_OK; /* no work: nothing to launch */
   if (!p->fn)
-    return pt_error(PT_EUNSUPPORTED, "cuda: this %s program has no kernel (it was made from empty source) and cuBLAS cannot "
-                    "run this product (dtype %d, or strides without a unit dim, or cuBLAS is missing)", pt_program_kind_name(p->kind), mm.dtype);
+    return pt_error(PT_EUNSUPPORTED, GPU_TAG ": this %s program has no kernel (it was made from empty source) and " GPU_BLAS " cannot "
+                    "run this product (dtype %d, or strides without a unit dim, or " GPU_BLAS " is missing)", pt_program_kind_name(p->kind), mm.dtype);
 
   cuda_launch_rec local, *l = &local;
   if (direct) memset(&local, 0, sizeof local);
@@ -100,8 +120,7 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   /* Marked before the launch, so that a wait that sees the kernel finish also reads the
    * word, and a report can name the kinds that may have written it. */
   pt_mutex_lock(&c->lock);
-  if (p->reports) c->launched = 1;
-  c->kinds_since |= 1u << p->kind;
+  pt_word_mark(&c->word, 1u << p->kind, p->reports);
   if (q->capturing) q->capture_kinds |= 1u << p->kind;
   pt_mutex_unlock(&c->lock);
   if (!direct) {
@@ -110,5 +129,5 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   }
   void *kp[1] = {params};
   CUresult r = cu.LaunchKernel(p->fn, grid, 1, 1, PT_CUDA_BLOCK, 1, 1, 0, q->s, kp, NULL);
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuLaunchKernel", r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(LaunchKernel), r);
 }

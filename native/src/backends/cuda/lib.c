@@ -1,8 +1,7 @@
 /* lib.c: finds and opens the CUDA driver, NVRTC and cuBLAS at run time.
  *
  * Ownership and ordering. Each library is looked for once per process, on first use,
- * under lib_lock; the outcome (a filled table, or the reason it failed) is kept, so later
- * calls cost one lock and give the same answer. The driver comes from the loader path
+ * through core/dlib.h's pt_lib_once, which keeps the outcome. The driver comes from the loader path
  * only (it belongs to the installed kernel module). NVRTC and cuBLAS are looked for on the
  * loader path, then under $CUDA_PATH/$CUDA_HOME, /usr/local/cuda and pip's NVIDIA wheels,
  * since a toolkit is often present but not on the loader path; among what is found, a
@@ -17,13 +16,9 @@
 #include <string.h>
 #include "lib.h"
 #include "driver.h"
-#include "sync.h"
+#include "dlib.h"
 
-#ifdef _WIN32
-#define WIN32_LEAN_AND_MEAN
-#include <windows.h>
-#else
-#include <dlfcn.h>
+#ifndef _WIN32
 #include <glob.h>
 #endif
 
@@ -31,72 +26,14 @@ cu_api cu;
 nvrtc_api nvrtc;
 cublas_api cublas;
 
-typedef struct { const char *sym, *alt; int req; size_t off; } fn_row;
 #define CU_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(cu_api, f)},
 #define NVRTC_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(nvrtc_api, f)},
 #define CUBLAS_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(cublas_api, f)},
-static const fn_row cu_rows[] = {PT_CU_FUNCS(CU_ROW)};
-static const fn_row nvrtc_rows[] = {PT_NVRTC_FUNCS(NVRTC_ROW)};
-static const fn_row cublas_rows[] = {PT_CUBLAS_FUNCS(CUBLAS_ROW)};
-#define NROWS(r) (sizeof r / sizeof *r)
+static const pt_lib_row cu_rows[] = {PT_CU_FUNCS(CU_ROW)};
+static const pt_lib_row nvrtc_rows[] = {PT_NVRTC_FUNCS(NVRTC_ROW)};
+static const pt_lib_row cublas_rows[] = {PT_CUBLAS_FUNCS(CUBLAS_ROW)};
 
-typedef struct {
-  int tried, status, version;
-  char reason[512], path[512];
-} lib_state;
-
-static pt_mutex lib_lock = PT_MUTEX_INIT;
-static lib_state cu_state, nvrtc_state, cublas_state;
-
-/* ---- the platform's loader ---------------------------------------------------------- */
-
-static void *lib_open(const char *name, int global, char *why, size_t cap) {
-#ifdef _WIN32
-  (void)global;
-  /* An absolute path loads its dependencies (cublasLt, nvrtc-builtins) from its own folder. */
-  HMODULE h = strchr(name, '\\') || strchr(name, '/') ? LoadLibraryExA(name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)
-                                                      : LoadLibraryA(name);
-  if (!h && why) snprintf(why, cap, "LoadLibrary error %lu", (unsigned long)GetLastError());
-  return (void *)h;
-#else
-  void *h = dlopen(name, RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
-  if (!h && why) {
-    const char *e = dlerror();
-    snprintf(why, cap, "%s", e ? e : "dlopen failed");
-  }
-  return h;
-#endif
-}
-
-static void *lib_sym(void *h, const char *name) {
-#ifdef _WIN32
-  FARPROC p = GetProcAddress((HMODULE)h, name);
-  void *v;
-  memcpy(&v, &p, sizeof v);
-  return v;
-#else
-  return dlsym(h, name);
-#endif
-}
-
-static void lib_close(void *h) {
-#ifdef _WIN32
-  FreeLibrary((HMODULE)h);
-#else
-  dlclose(h);
-#endif
-}
-
-/* Fills table from h; returns NULL, or the first required symbol that is missing. */
-static const char *resolve(void *h, const fn_row *rows, size_t n, void *table) {
-  for (size_t i = 0; i < n; i++) {
-    void *p = lib_sym(h, rows[i].sym);
-    if (!p && rows[i].alt) p = lib_sym(h, rows[i].alt);
-    if (!p && rows[i].req) return rows[i].sym;
-    memcpy((char *)table + rows[i].off, &p, sizeof p); /* function pointers are pointer-sized here */
-  }
-  return NULL;
-}
+static pt_lib_state cu_state, nvrtc_state, cublas_state;
 
 /* ---- where toolkits live -------------------------------------------------------------- */
 
@@ -164,17 +101,11 @@ static void toolkit_dirs(dir_list *l, const char *const *subs) {
 
 /* ---- the three libraries ---------------------------------------------------------------- */
 
-static int fail(lib_state *s, int status, const char *fmt, const char *a, const char *b) {
-  snprintf(s->reason, sizeof s->reason, fmt, a, b ? b : "");
-  s->status = status;
-  return status;
-}
-
 static int cu_load_locked(void) {
-  lib_state *s = &cu_state;
+  pt_lib_state *s = &cu_state;
 #ifdef __APPLE__
   (void)cu_rows;
-  return fail(s, PT_EUNAVAILABLE, "cuda: there is no CUDA driver on macOS%s%s", "", NULL);
+  return pt_lib_fail(s, PT_EUNAVAILABLE, "cuda: there is no CUDA driver on macOS%s%s", "", NULL);
 #else
 #ifdef _WIN32
   static const char *const names[] = {"nvcuda.dll"};
@@ -184,13 +115,13 @@ static int cu_load_locked(void) {
   char why[300] = "", first[300] = "";
   void *h = NULL;
   for (size_t i = 0; i < sizeof names / sizeof *names && !h; i++) {
-    h = lib_open(names[i], 0, why, sizeof why);
+    h = pt_lib_open(names[i], 0, why, sizeof why);
     if (!h && !first[0]) snprintf(first, sizeof first, "%s", why);
     if (h) snprintf(s->path, sizeof s->path, "%s", names[i]);
   }
-  if (!h) return fail(s, PT_EUNAVAILABLE, "cuda: %s not found (no NVIDIA driver is installed): %s", names[0], first);
-  const char *missing = resolve(h, cu_rows, NROWS(cu_rows), &cu);
-  if (missing) return fail(s, PT_EUNAVAILABLE, "cuda: the driver library lacks %s%s (driver too old?)", missing, NULL);
+  if (!h) return pt_lib_fail(s, PT_EUNAVAILABLE, "cuda: %s not found (no NVIDIA driver is installed): %s", names[0], first);
+  const char *missing = pt_lib_resolve(h, cu_rows, PT_LIB_NROWS(cu_rows), &cu);
+  if (missing) return pt_lib_fail(s, PT_EUNAVAILABLE, "cuda: the driver library lacks %s%s (driver too old?)", missing, NULL);
   CUresult r = cu.Init(0);
   if (r != CUDA_SUCCESS) {
     const char *name = NULL, *text = NULL;
@@ -208,10 +139,10 @@ static int cu_load_locked(void) {
  * whose version is no newer than the driver, else the first one found. subs: pip folders.
  * cuBLAS needs cublasLt, loaded globally from the same folder first: a toolkit's lib64
  * carries no RUNPATH for it. */
-static void *find_versioned(lib_state *s, const char *const *names, const char *const *subs, const fn_row *rows,
+static void *find_versioned(pt_lib_state *s, const char *const *names, const char *const *subs, const pt_lib_row *rows,
                             size_t nrows, void *table, size_t table_size, int (*version)(void), const char *what) {
   dir_list *l = calloc(1, sizeof *l);
-  if (!l) { fail(s, PT_EOOM, "cuda: out of host memory looking for %s%s", what, NULL); return NULL; }
+  if (!l) { pt_lib_fail(s, PT_EOOM, "cuda: out of host memory looking for %s%s", what, NULL); return NULL; }
   l->n = 1; /* dir[0] = "": the bare name, found through the loader path */
   toolkit_dirs(l, subs);
   int driver = cu_state.version;
@@ -227,12 +158,12 @@ static void *find_versioned(lib_state *s, const char *const *names, const char *
       if (l->dir[d][0] && strstr(names[i], "libcublas.")) { /* preload libcublasLt.so<same suffix> */
         char lt[512];
         snprintf(lt, sizeof lt, "%s/libcublasLt%s", l->dir[d], names[i] + strlen("libcublas"));
-        if (!lib_open(lt, 1, NULL, 0)) continue;
+        if (!pt_lib_open(lt, 1, NULL, 0)) continue;
       }
 #endif
-      void *h = lib_open(path, 0, NULL, 0);
+      void *h = pt_lib_open(path, 0, NULL, 0);
       if (!h) continue;
-      if (resolve(h, rows, nrows, table)) { lib_close(h); continue; }
+      if (pt_lib_resolve(h, rows, nrows, table)) { pt_lib_close(h); continue; }
       int v = version();
       if (driver == 0 || v == 0 || v / 1000 <= driver / 1000) {
         best = h;
@@ -266,17 +197,17 @@ static int cublas_version_now(void) {
 }
 
 static int nvrtc_load_locked(void) {
-  lib_state *s = &nvrtc_state;
+  pt_lib_state *s = &nvrtc_state;
 #ifdef _WIN32
   static const char *const names[] = {"nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll", NULL};
 #else
   static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", NULL};
 #endif
   static const char *const subs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
-  void *h = find_versioned(s, names, subs, nvrtc_rows, NROWS(nvrtc_rows), &nvrtc, sizeof nvrtc, nvrtc_version_now, "NVRTC");
+  void *h = find_versioned(s, names, subs, nvrtc_rows, PT_LIB_NROWS(nvrtc_rows), &nvrtc, sizeof nvrtc, nvrtc_version_now, "NVRTC");
   if (!h) {
     if (s->status == PT_EOOM) return s->status;
-    return fail(s, PT_EUNAVAILABLE,
+    return pt_lib_fail(s, PT_EUNAVAILABLE,
                 "cuda: NVRTC (%s) not found on the loader path, under $CUDA_PATH, $CUDA_HOME, /usr/local/cuda or in "
                 "pip's nvidia packages; install the CUDA toolkit or `pip install nvidia-cuda-nvrtc`%s",
                 names[0], NULL);
@@ -290,7 +221,7 @@ static int nvrtc_load_locked(void) {
     snprintf(pat, sizeof pat, "%.*s/libnvrtc-builtins.so*", (int)(slash - s->path), s->path);
     glob_t g;
     if (glob(pat, 0, NULL, &g) == 0) {
-      for (size_t i = 0; i < g.gl_pathc; i++) lib_open(g.gl_pathv[i], 1, NULL, 0);
+      for (size_t i = 0; i < g.gl_pathc; i++) pt_lib_open(g.gl_pathv[i], 1, NULL, 0);
       globfree(&g);
     }
   }
@@ -299,42 +230,25 @@ static int nvrtc_load_locked(void) {
 }
 
 static int cublas_load_locked(void) {
-  lib_state *s = &cublas_state;
+  pt_lib_state *s = &cublas_state;
 #ifdef _WIN32
   static const char *const names[] = {"cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll", NULL};
 #else
   static const char *const names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11", NULL};
 #endif
   static const char *const subs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
-  void *h = find_versioned(s, names, subs, cublas_rows, NROWS(cublas_rows), &cublas, sizeof cublas, cublas_version_now,
+  void *h = find_versioned(s, names, subs, cublas_rows, PT_LIB_NROWS(cublas_rows), &cublas, sizeof cublas, cublas_version_now,
                            "cuBLAS");
   if (!h) {
     if (s->status == PT_EOOM) return s->status;
-    return fail(s, PT_EUNAVAILABLE, "cuda: cuBLAS (%s) not found; matmul uses its own kernel%s", names[0], NULL);
+    return pt_lib_fail(s, PT_EUNAVAILABLE, "cuda: cuBLAS (%s) not found; matmul uses its own kernel%s", names[0], NULL);
   }
   return s->status = PT_OK;
 }
 
-static int load_once(lib_state *s, int (*load)(void), int needs_driver) {
-  pt_mutex_lock(&lib_lock);
-  if (!s->tried) {
-    s->tried = 1;
-    if (needs_driver && !cu_state.tried) { cu_state.tried = 1; cu_load_locked(); }
-    if (needs_driver && cu_state.status != PT_OK) {
-      s->status = cu_state.status;
-      snprintf(s->reason, sizeof s->reason, "%s", cu_state.reason);
-    } else {
-      load();
-    }
-  }
-  int st = s->status;
-  pt_mutex_unlock(&lib_lock);
-  return st == PT_OK ? PT_OK : pt_error(st, "%s", s->reason);
-}
-
-int cu_load(void) { return load_once(&cu_state, cu_load_locked, 0); }
-int nvrtc_load(void) { return load_once(&nvrtc_state, nvrtc_load_locked, 1); }
-int cublas_load(void) { return load_once(&cublas_state, cublas_load_locked, 1); }
+int cu_load(void) { return pt_lib_once(&cu_state, cu_load_locked, NULL, NULL); }
+int nvrtc_load(void) { return pt_lib_once(&nvrtc_state, nvrtc_load_locked, &cu_state, cu_load_locked); }
+int cublas_load(void) { return pt_lib_once(&cublas_state, cublas_load_locked, &cu_state, cu_load_locked); }
 int cu_driver_version(void) { return cu_state.version; }
 int nvrtc_version(void) { return nvrtc_state.version; }
 const char *nvrtc_path(void) { return nvrtc_state.path; }

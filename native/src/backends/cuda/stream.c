@@ -29,7 +29,7 @@ int cuda_alloc(void *ctx, size_t bytes, void **mem, void **host) {
   if (st != PT_OK) return st;
   CUdeviceptr p = 0;
   CUresult r = cu.MemAlloc(&p, bytes ? bytes : 1); /* CUDA rejects 0 bytes; a 1-byte block stands in */
-  if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemAlloc", r); /* out of memory is PT_EOOM: the core trims and retries */
+  if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(MemAlloc), r); /* out of memory is PT_EOOM: the core trims and retries */
   *mem = (void *)(uintptr_t)p;
   *host = NULL;
   return PT_OK;
@@ -40,7 +40,7 @@ void cuda_free(void *ctx, void *mem) {
   if (cu_enter(c) != PT_OK) return; /* a lost context's memory goes with its reset */
   cuda_drain_all(c); /* launches naming it are issued before it goes */
   CUresult r = cu.MemFree(DPTR(mem)); /* waits for work still using it */
-  if (r != CUDA_SUCCESS) cu_fail(c, "cuMemFree", r);
+  if (r != CUDA_SUCCESS) cu_fail(c, CU_NAME(MemFree), r);
 }
 
 int cuda_mem_info(void *ctx, size_t *fr, size_t *total) {
@@ -48,7 +48,7 @@ int cuda_mem_info(void *ctx, size_t *fr, size_t *total) {
   int st = cu_enter(c);
   if (st != PT_OK) return st;
   CUresult r = cu.MemGetInfo(fr, total);
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuMemGetInfo", r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(MemGetInfo), r);
 }
 
 /* ---- queues and copies ------------------------------------------------------------ */
@@ -58,7 +58,7 @@ int cuda_mem_info(void *ctx, size_t *fr, size_t *total) {
 static void make_done_word(cuda_queue *q) {
   void *host = NULL;
   if (!cu.StreamWriteValue32 || !cu.MemHostAlloc || !cu.MemHostGetDevicePointer || !cu.MemFreeHost ||
-      cu.MemHostAlloc(&host, 64, CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS)
+      cu.MemHostAlloc(&host, 64, GPU_HOST_MAPPED) != CUDA_SUCCESS)
     return;
   if (cu.MemHostGetDevicePointer(&q->done_dev, host, 0) != CUDA_SUCCESS) {
     cu.MemFreeHost(host);
@@ -73,11 +73,11 @@ int cuda_queue_create(void *ctx, void **out) {
   int st = cu_enter(c);
   if (st != PT_OK) return st;
   cuda_queue *q = calloc(1, sizeof *q);
-  if (!q) return pt_error(PT_EOOM, "cuda: out of host memory for a queue");
+  if (!q) return pt_error(PT_EOOM, GPU_TAG ": out of host memory for a queue");
   /* Non-blocking: no implicit ordering with the legacy default stream, which other
    * libraries in the process may use. */
   CUresult r = cu.StreamCreate(&q->s, CU_STREAM_NON_BLOCKING);
-  if (r != CUDA_SUCCESS) { free(q); return cu_fail(c, "cuStreamCreate", r); }
+  if (r != CUDA_SUCCESS) { free(q); return cu_fail(c, CU_NAME(StreamCreate), r); }
   q->c = c;
   q->sync_lock = (pt_mutex)PT_MUTEX_INIT;
   if ((st = cuda_ring_init(q)) != PT_OK) {
@@ -126,9 +126,9 @@ int cuda_write(void *ctx, void *queue, void *mem, size_t off, const void *src, s
   /* Direct, from pageable memory: the driver stages it itself, and waiting for the stream
    * lets the caller reuse src at once. */
   CUresult r = cu.MemcpyHtoDAsync(DPTR(mem) + off + done, (const char *)src + done, n - done, q->s);
-  if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyHtoDAsync", r);
+  if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(MemcpyHtoDAsync), r);
   r = cu.StreamSynchronize(q->s);
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuStreamSynchronize", r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(StreamSynchronize), r);
 }
 
 int cuda_read(void *ctx, void *queue, void *mem, size_t off, void *dst, size_t n) {
@@ -143,8 +143,8 @@ int cuda_read(void *ctx, void *queue, void *mem, size_t off, void *dst, size_t n
   if (!capturing(q) && (st = cuda_stage_read(c, q->s, dst, DPTR(mem) + off, n, &done)) != PT_OK) return st;
   if (done < n || n == 0) {
     CUresult r = cu.MemcpyDtoHAsync((char *)dst + done, DPTR(mem) + off + done, n - done, q->s);
-    if (r != CUDA_SUCCESS) return cu_fail(c, "cuMemcpyDtoHAsync", r);
-    if ((r = cu.StreamSynchronize(q->s)) != CUDA_SUCCESS) return cu_fail(c, "cuStreamSynchronize", r);
+    if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(MemcpyDtoHAsync), r);
+    if ((r = cu.StreamSynchronize(q->s)) != CUDA_SUCCESS) return cu_fail(c, CU_NAME(StreamSynchronize), r);
   }
   return cuda_check_word(c);
 }
@@ -162,17 +162,17 @@ int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
      * temporary (rare: the core's copies are between distinct regions). A graph would keep
      * the temporary's address after cuMemFree, so a step cannot record such a copy. */
     if (capturing(q))
-      return pt_error(PT_EUNSUPPORTED, "cuda: a copy between overlapping ranges of one buffer cannot be captured in a step");
-    if ((r = cu.MemAlloc(&tmp, n)) != CUDA_SUCCESS) return cu_fail(c, "cuMemAlloc (overlapping copy)", r);
+      return pt_error(PT_EUNSUPPORTED, GPU_TAG ": a copy between overlapping ranges of one buffer cannot be captured in a step");
+    if ((r = cu.MemAlloc(&tmp, n)) != CUDA_SUCCESS) return cu_fail(c, CU_NAME(MemAlloc) " (overlapping copy)", r);
     r = cu.MemcpyDtoDAsync(tmp, s, n, q->s);
     if (r == CUDA_SUCCESS) r = cu.MemcpyDtoDAsync(d, tmp, n, q->s);
     CUresult rf = cu.MemFree(tmp); /* waits for the two copies */
     if (r == CUDA_SUCCESS) r = rf;
-    return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuMemcpyDtoDAsync", r);
+    return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(MemcpyDtoDAsync), r);
   }
   if (s == d) return PT_OK;
   r = cu.MemcpyDtoDAsync(d, s, n, q->s);
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuMemcpyDtoDAsync", r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(MemcpyDtoDAsync), r);
 }
 
 /* How long a sync polls its completion word before it falls back to cuStreamSynchronize,
@@ -213,22 +213,14 @@ int cuda_sync(void *ctx, void *queue) {
   pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   if (poll_done(q)) return cuda_check_word(c);
   CUresult r = cu.StreamSynchronize(q->s);
-  return r == CUDA_SUCCESS ? cuda_check_word(c) : cu_fail(c, "cuStreamSynchronize", r);
+  return r == CUDA_SUCCESS ? cuda_check_word(c) : cu_fail(c, CU_NAME(StreamSynchronize), r);
 }
 
-/* ---- the error word (params.h; reported by the core's pt_kernel_error) -------------------- */
+/* ---- the error word (params.h; core/gpu.h checks it, pt_kernel_error reports it) -------- */
 
-int cuda_check_word(cuda_ctx *c) {
-  long long w[4] = {0, 0, 0, 0};
-  const char *fn = "cuMemcpyDtoHAsync (error word)";
-  uint32_t kinds = 0;
-  pt_mutex_lock(&c->lock); /* one reader at a time, so a word is reported once */
-  if (c->launch_fail.status < 0) { /* a launch the driver refused from a ring (launch.c): reported once */
-    int st = pt_outcome_take(&c->launch_fail);
-    pt_mutex_unlock(&c->lock);
-    return st;
-  }
-  if (!c->launched) { pt_mutex_unlock(&c->lock); return PT_OK; }
+/* pt_word_check's reader, under ctx->lock. */
+static int read_word(void *arg, long long w[4]) {
+  cuda_ctx *c = arg;
   if (c->errhost) { /* mapped: the finished kernels' writes are visible after the wait */
     /* The code first, the details only with a code: each read of this mapped memory crosses
      * the bus, and every sync after a reporting kernel makes one. */
@@ -236,25 +228,22 @@ int cuda_check_word(cuda_ctx *c) {
       for (int i = 1; i < 4; i++) w[i] = c->errhost[i];
       for (int i = 0; i < 4; i++) c->errhost[i] = 0;
       __atomic_thread_fence(__ATOMIC_SEQ_CST);
-      kinds = c->kinds_since;
-      c->kinds_since = 0;
     }
-    pt_mutex_unlock(&c->lock);
-    return w[0] ? pt_kernel_error(w[0], w + 1, kinds, NULL) : PT_OK;
+    return PT_OK;
   }
-  CUresult r = cu.MemcpyDtoHAsync(w, c->errblk, sizeof w, c->svc);
+  CUresult r = cu.MemcpyDtoHAsync(w, c->errblk, 4 * sizeof *w, c->svc);
   if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
-  if (r == CUDA_SUCCESS && w[0] != 0) {
-    fn = "cuMemsetD8Async (error word)";
-    r = cu.MemsetD8Async(c->errblk, 0, sizeof w, c->svc);
-    if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
-    kinds = c->kinds_since;
-    c->kinds_since = 0;
+  if (r != CUDA_SUCCESS) {
+    w[0] = 0; /* nothing was read */
+    return cu_fail(c, CU_NAME(MemcpyDtoHAsync) " (error word)", r);
   }
-  pt_mutex_unlock(&c->lock);
-  if (r != CUDA_SUCCESS) return cu_fail(c, fn, r);
-  return w[0] ? pt_kernel_error(w[0], w + 1, kinds, NULL) : PT_OK;
+  if (w[0] == 0) return PT_OK;
+  r = cu.MemsetD8Async(c->errblk, 0, 4 * sizeof *w, c->svc);
+  if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(MemsetD8Async) " (error word)", r);
 }
+
+int cuda_check_word(cuda_ctx *c) { return pt_word_check(&c->word, &c->lock, read_word, c, NULL); }
 
 /* ---- fences ----------------------------------------------------------------------- */
 
@@ -265,13 +254,13 @@ int cuda_fence_record(void *ctx, void *queue, void **out) {
   if (st != PT_OK) return st;
   pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   cuda_fence *f = calloc(1, sizeof *f);
-  if (!f) return pt_error(PT_EOOM, "cuda: out of host memory for a fence");
+  if (!f) return pt_error(PT_EOOM, GPU_TAG ": out of host memory for a fence");
   CUresult r = cu.EventCreate(&f->ev, CU_EVENT_DEFAULT); /* with timing, for fence_elapsed_ms */
-  if (r != CUDA_SUCCESS) { free(f); return cu_fail(c, "cuEventCreate", r); }
+  if (r != CUDA_SUCCESS) { free(f); return cu_fail(c, CU_NAME(EventCreate), r); }
   if ((r = cu.EventRecord(f->ev, q->s)) != CUDA_SUCCESS) {
     cu.EventDestroy(f->ev);
     free(f);
-    return cu_fail(c, "cuEventRecord", r);
+    return cu_fail(c, CU_NAME(EventRecord), r);
   }
   *out = f;
   return PT_OK;
@@ -302,7 +291,7 @@ int cuda_fence_query(void *ctx, void *fence) {
   if ((st = cu_enter(c)) != PT_OK) return st;
   CUresult r = cu.EventQuery(f->ev);
   if (r == CUDA_ERROR_NOT_READY) return 0;
-  if (r != CUDA_SUCCESS) return cu_fail(c, "cuEventQuery", r);
+  if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(EventQuery), r);
   st = settle(c, f);
   return st == PT_OK ? 1 : st;
 }
@@ -314,7 +303,7 @@ int cuda_fence_wait(void *ctx, void *fence) {
   if (st != 0) return st < 0 ? st : PT_OK;
   if ((st = cu_enter(c)) != PT_OK) return st;
   CUresult r = cu.EventSynchronize(f->ev);
-  if (r != CUDA_SUCCESS) return cu_fail(c, "cuEventSynchronize", r);
+  if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(EventSynchronize), r);
   return settle(c, f);
 }
 
@@ -326,7 +315,7 @@ int cuda_queue_wait(void *ctx, void *queue, void *fence) {
   if (st != PT_OK) return st;
   pt_ring_drain(&q->ring); /* its launches go first (launch.c) */
   CUresult r = cu.StreamWaitEvent(q->s, f->ev, 0); /* on the device: the host does not wait */
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, "cuStreamWaitEvent", r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(StreamWaitEvent), r);
 }
 
 double cuda_fence_elapsed_ms(void *ctx, void *start, void *end) {
@@ -336,8 +325,8 @@ double cuda_fence_elapsed_ms(void *ctx, void *start, void *end) {
   float ms = 0;
   CUresult r = cu.EventElapsedTime(&ms, ((cuda_fence *)start)->ev, ((cuda_fence *)end)->ev);
   if (r == CUDA_ERROR_NOT_READY)
-    return pt_error(PT_EINVAL, "cuda: fence timing needs both fences passed; wait for the later one first");
-  return r == CUDA_SUCCESS ? (double)ms : cu_fail(c, "cuEventElapsedTime", r);
+    return pt_error(PT_EINVAL, GPU_TAG ": fence timing needs both fences passed; wait for the later one first");
+  return r == CUDA_SUCCESS ? (double)ms : cu_fail(c, CU_NAME(EventElapsedTime), r);
 }
 
 void cuda_fence_free(void *ctx, void *fence) {

@@ -1,14 +1,12 @@
 /* lib.c: finds and opens the HIP runtime, hiprtc and hipBLAS at run time.
  *
  * Ownership and ordering. Each library is looked for once per process, on first use,
- * under lib_lock; the outcome (a filled table, or the reason it failed) is kept, so later
- * calls cost one lock and give the same answer. The runtime (libamdhip64) is looked for on
+ * through core/dlib.h's pt_lib_once, which keeps the outcome. The runtime (libamdhip64) is looked for on
  * the loader path, then under $ROCM_PATH, $HIP_PATH and /opt/rocm*; hiprtc and hipBLAS are
  * looked for first in the runtime's own folder (a hiprtc from another ROCm may emit code
  * objects that runtime rejects), then in the same places. Loaded libraries are never closed
  * (lib.h says why). Nothing here talks to a GPU: counting devices is hip.c's business.
  */
-#define _GNU_SOURCE
 #define _DEFAULT_SOURCE
 #include <stddef.h>
 #include <stdio.h>
@@ -16,14 +14,11 @@
 #include <string.h>
 #include "lib.h"
 #include "driver.h"
-#include "sync.h"
+#include "dlib.h"
 
 #ifdef _WIN32
-#define WIN32_LEAN_AND_MEAN
-#include <windows.h>
 #define SEP "\\"
 #else
-#include <dlfcn.h>
 #include <glob.h>
 #define SEP "/"
 #endif
@@ -32,92 +27,14 @@ hip_api hip;
 hiprtc_api hiprtc;
 hipblas_api hipblas;
 
-typedef struct { const char *sym, *alt; int req; size_t off; } fn_row;
 #define HIP_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(hip_api, f)},
 #define RTC_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(hiprtc_api, f)},
 #define BLAS_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(hipblas_api, f)},
-static const fn_row hip_rows[] = {PT_HIP_FUNCS(HIP_ROW)};
-static const fn_row rtc_rows[] = {PT_HIPRTC_FUNCS(RTC_ROW)};
-static const fn_row blas_rows[] = {PT_HIPBLAS_FUNCS(BLAS_ROW)};
-#define NROWS(r) (sizeof r / sizeof *r)
+static const pt_lib_row hip_rows[] = {PT_HIP_FUNCS(HIP_ROW)};
+static const pt_lib_row rtc_rows[] = {PT_HIPRTC_FUNCS(RTC_ROW)};
+static const pt_lib_row blas_rows[] = {PT_HIPBLAS_FUNCS(BLAS_ROW)};
 
-typedef struct {
-  int tried, status, version;
-  char reason[600], path[512], dir[512];
-} lib_state;
-
-static pt_mutex lib_lock = PT_MUTEX_INIT;
-static lib_state hip_state, rtc_state, blas_state;
-
-/* ---- the platform's loader ---------------------------------------------------------- */
-
-static void *lib_open(const char *name, char *why, size_t cap) {
-#ifdef _WIN32
-  HMODULE h = strchr(name, '\\') || strchr(name, '/') ? LoadLibraryExA(name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)
-                                                      : LoadLibraryA(name);
-  if (!h && why) snprintf(why, cap, "LoadLibrary error %lu", (unsigned long)GetLastError());
-  return (void *)h;
-#else
-  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (!h && why) {
-    const char *e = dlerror();
-    snprintf(why, cap, "%s", e ? e : "dlopen failed");
-  }
-  return h;
-#endif
-}
-
-static void *lib_sym(void *h, const char *name) {
-#ifdef _WIN32
-  FARPROC p = GetProcAddress((HMODULE)h, name);
-  void *v;
-  memcpy(&v, &p, sizeof v);
-  return v;
-#else
-  return dlsym(h, name);
-#endif
-}
-
-static void lib_close(void *h) {
-#ifdef _WIN32
-  FreeLibrary((HMODULE)h);
-#else
-  dlclose(h);
-#endif
-}
-
-/* The folder of the file that holds fn (a resolved entry point), or "". */
-static void lib_dir_of(void *fn, char *out, size_t cap) {
-  out[0] = 0;
-#ifdef _WIN32
-  HMODULE m = NULL;
-  char p[512];
-  if (!GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
-                          (LPCSTR)fn, &m) || !GetModuleFileNameA(m, p, sizeof p))
-    return;
-  char *slash = strrchr(p, '\\');
-#else
-  Dl_info info;
-  if (!fn || !dladdr(fn, &info) || !info.dli_fname) return;
-  char p[512];
-  snprintf(p, sizeof p, "%s", info.dli_fname);
-  char *slash = strrchr(p, '/');
-#endif
-  if (!slash) return;
-  *slash = 0;
-  snprintf(out, cap, "%s", p);
-}
-
-/* Fills table from h; returns NULL, or the first required symbol that is missing. */
-static const char *resolve(void *h, const fn_row *rows, size_t n, void *table) {
-  for (size_t i = 0; i < n; i++) {
-    void *p = lib_sym(h, rows[i].sym);
-    if (!p && rows[i].alt) p = lib_sym(h, rows[i].alt);
-    if (!p && rows[i].req) return rows[i].sym;
-    memcpy((char *)table + rows[i].off, &p, sizeof p); /* function pointers are pointer-sized here */
-  }
-  return NULL;
-}
+static pt_lib_state hip_state, rtc_state, blas_state;
 
 /* ---- where ROCm lives ----------------------------------------------------------------- */
 
@@ -151,7 +68,7 @@ static void rocm_dirs(dir_list *l, const char *first) {
 
 /* Opens the first of names, in the folders of l in order, that has every required symbol.
  * On failure *why holds the first loader error (or the missing symbol). */
-static void *open_first(lib_state *s, const dir_list *l, const char *const *names, const fn_row *rows, size_t nrows,
+static void *open_first(pt_lib_state *s, const dir_list *l, const char *const *names, const pt_lib_row *rows, size_t nrows,
                         void *table, char *why, size_t cap) {
   char path[900], err[400];
   why[0] = 0;
@@ -159,15 +76,15 @@ static void *open_first(lib_state *s, const dir_list *l, const char *const *name
     for (int i = 0; names[i]; i++) {
       if (l->dir[d][0]) snprintf(path, sizeof path, "%s" SEP "%s", l->dir[d], names[i]);
       else snprintf(path, sizeof path, "%s", names[i]);
-      void *h = lib_open(path, err, sizeof err);
+      void *h = pt_lib_open(path, 0, err, sizeof err);
       if (!h) {
         if (!why[0] && d == 0) snprintf(why, cap, "%s", err);
         continue;
       }
-      const char *missing = resolve(h, rows, nrows, table);
+      const char *missing = pt_lib_resolve(h, rows, nrows, table);
       if (missing) {
         snprintf(why, cap, "%s lacks %s (too old?)", path, missing);
-        lib_close(h);
+        pt_lib_close(h);
         continue;
       }
       snprintf(s->path, sizeof s->path, "%s", path);
@@ -177,20 +94,14 @@ static void *open_first(lib_state *s, const dir_list *l, const char *const *name
   return NULL;
 }
 
-static int fail(lib_state *s, int status, const char *fmt, const char *a, const char *b) {
-  snprintf(s->reason, sizeof s->reason, fmt, a, b ? b : "");
-  return s->status = status;
-}
-
 /* ---- the three libraries ---------------------------------------------------------------- */
 
 static int hip_load_locked(void) {
-  lib_state *s = &hip_state;
+  pt_lib_state *s = &hip_state;
 #ifdef __APPLE__
   (void)hip_rows;
   (void)open_first;
-  (void)lib_dir_of;
-  return fail(s, PT_EUNAVAILABLE, "hip: there is no HIP runtime on macOS%s%s", "", NULL);
+  return pt_lib_fail(s, PT_EUNAVAILABLE, "hip: there is no HIP runtime on macOS%s%s", "", NULL);
 #else
 #ifdef _WIN32
   static const char *const names[] = {"amdhip64_7.dll", "amdhip64_6.dll", "amdhip64.dll", NULL};
@@ -200,21 +111,21 @@ static int hip_load_locked(void) {
   const char *what = "libamdhip64.so (.7, .6, .5 or unversioned)";
 #endif
   dir_list *l = malloc(sizeof *l);
-  if (!l) return fail(s, PT_EOOM, "hip: out of host memory looking for the runtime%s%s", "", NULL);
+  if (!l) return pt_lib_fail(s, PT_EOOM, "hip: out of host memory looking for the runtime%s%s", "", NULL);
   rocm_dirs(l, NULL);
   char why[400];
-  void *h = open_first(s, l, names, hip_rows, NROWS(hip_rows), &hip, why, sizeof why);
+  void *h = open_first(s, l, names, hip_rows, PT_LIB_NROWS(hip_rows), &hip, why, sizeof why);
   free(l);
   if (!h)
-    return fail(s, PT_EUNAVAILABLE, "hip: %s not found on the loader path, under $ROCM_PATH, $HIP_PATH or /opt/rocm* (no "
+    return pt_lib_fail(s, PT_EUNAVAILABLE, "hip: %s not found on the loader path, under $ROCM_PATH, $HIP_PATH or /opt/rocm* (no "
                 "ROCm HIP runtime is installed): %s", what, why);
-  lib_dir_of((void *)hip.GetDeviceCount, s->dir, sizeof s->dir);
+  pt_lib_dir_of((void *)hip.GetDeviceCount, s->dir, sizeof s->dir);
   return s->status = PT_OK;
 #endif
 }
 
 static int rtc_load_locked(void) {
-  lib_state *s = &rtc_state;
+  pt_lib_state *s = &rtc_state;
 #ifdef _WIN32
   static const char *const names[] = {"hiprtc0702.dll", "hiprtc0701.dll", "hiprtc0700.dll", "hiprtc0605.dll",
                                       "hiprtc0604.dll", "hiprtc0603.dll", "hiprtc0602.dll", "hiprtc0601.dll",
@@ -223,7 +134,7 @@ static int rtc_load_locked(void) {
   static const char *const names[] = {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so", NULL};
 #endif
   dir_list *l = malloc(sizeof *l);
-  if (!l) return fail(s, PT_EOOM, "hip: out of host memory looking for hiprtc%s%s", "", NULL);
+  if (!l) return pt_lib_fail(s, PT_EOOM, "hip: out of host memory looking for hiprtc%s%s", "", NULL);
   rocm_dirs(l, hip_state.dir);
   /* The runtime's folder goes first: its hiprtc matches its code object loader. */
   if (l->n > 1 && hip_state.dir[0]) {
@@ -233,17 +144,17 @@ static int rtc_load_locked(void) {
     memcpy(l->dir[0], tmp, sizeof tmp);
   }
   char why[400];
-  void *h = open_first(s, l, names, rtc_rows, NROWS(rtc_rows), &hiprtc, why, sizeof why);
+  void *h = open_first(s, l, names, rtc_rows, PT_LIB_NROWS(rtc_rows), &hiprtc, why, sizeof why);
   if (!h) { /* before ROCm 5.3 hiprtc lived inside libamdhip64 itself */
     const char *own[2] = {hip_state.path, NULL};
     char ignored[400];
     l->n = 1;
     l->dir[0][0] = 0;
-    h = open_first(s, l, own, rtc_rows, NROWS(rtc_rows), &hiprtc, ignored, sizeof ignored);
+    h = open_first(s, l, own, rtc_rows, PT_LIB_NROWS(rtc_rows), &hiprtc, ignored, sizeof ignored);
   }
   free(l);
   if (!h)
-    return fail(s, PT_EUNAVAILABLE, "hip: hiprtc (%s) not found beside the runtime, on the loader path or under "
+    return pt_lib_fail(s, PT_EUNAVAILABLE, "hip: hiprtc (%s) not found beside the runtime, on the loader path or under "
                 "/opt/rocm*; install ROCm's hiprtc package: %s", names[1], why);
   int ma = 0, mi = 0;
   s->version = hiprtc.Version && hiprtc.Version(&ma, &mi) == HIPRTC_SUCCESS ? ma * 1000 + mi * 10 : 0;
@@ -251,42 +162,25 @@ static int rtc_load_locked(void) {
 }
 
 static int blas_load_locked(void) {
-  lib_state *s = &blas_state;
+  pt_lib_state *s = &blas_state;
 #ifdef _WIN32
   static const char *const names[] = {"hipblas.dll", "libhipblas.dll", NULL};
 #else
   static const char *const names[] = {"libhipblas.so.3", "libhipblas.so.2", "libhipblas.so.1", "libhipblas.so", NULL};
 #endif
   dir_list *l = malloc(sizeof *l);
-  if (!l) return fail(s, PT_EOOM, "hip: out of host memory looking for hipBLAS%s%s", "", NULL);
+  if (!l) return pt_lib_fail(s, PT_EOOM, "hip: out of host memory looking for hipBLAS%s%s", "", NULL);
   rocm_dirs(l, hip_state.dir);
   char why[400];
-  void *h = open_first(s, l, names, blas_rows, NROWS(blas_rows), &hipblas, why, sizeof why);
+  void *h = open_first(s, l, names, blas_rows, PT_LIB_NROWS(blas_rows), &hipblas, why, sizeof why);
   free(l);
-  if (!h) return fail(s, PT_EUNAVAILABLE, "hip: hipBLAS (%s) not found; matmul uses its own kernel: %s", names[1], why);
+  if (!h) return pt_lib_fail(s, PT_EUNAVAILABLE, "hip: hipBLAS (%s) not found; matmul uses its own kernel: %s", names[1], why);
   return s->status = PT_OK;
 }
 
-static int load_once(lib_state *s, int (*load)(void), int needs_runtime) {
-  pt_mutex_lock(&lib_lock);
-  if (!s->tried) {
-    s->tried = 1;
-    if (needs_runtime && !hip_state.tried) { hip_state.tried = 1; hip_load_locked(); }
-    if (needs_runtime && hip_state.status != PT_OK) {
-      s->status = hip_state.status;
-      snprintf(s->reason, sizeof s->reason, "%s", hip_state.reason);
-    } else {
-      load();
-    }
-  }
-  int st = s->status;
-  pt_mutex_unlock(&lib_lock);
-  return st == PT_OK ? PT_OK : pt_error(st, "%s", s->reason);
-}
-
-int hip_load(void) { return load_once(&hip_state, hip_load_locked, 0); }
-int hiprtc_load(void) { return load_once(&rtc_state, rtc_load_locked, 1); }
-int hipblas_load(void) { return load_once(&blas_state, blas_load_locked, 1); }
+int hip_load(void) { return pt_lib_once(&hip_state, hip_load_locked, NULL, NULL); }
+int hiprtc_load(void) { return pt_lib_once(&rtc_state, rtc_load_locked, &hip_state, hip_load_locked); }
+int hipblas_load(void) { return pt_lib_once(&blas_state, blas_load_locked, &hip_state, hip_load_locked); }
 
 int hip_runtime_version(void) {
   int v = 0;

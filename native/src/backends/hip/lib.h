@@ -17,25 +17,27 @@
 
 typedef int hipError_t;
 typedef int hipDevice_t;
+/* HIP declares device addresses void *; they are held as 64-bit integers here, which every
+ * 64-bit ABI passes the same way, so the CUDA driver's address arithmetic runs unchanged. */
+typedef unsigned long long hipDeviceptr_t;
+_Static_assert(sizeof(void *) == sizeof(hipDeviceptr_t), "HIP runs on 64-bit targets only");
 typedef struct ihipStream_t *hipStream_t;
 typedef struct ihipEvent_t *hipEvent_t;
 typedef struct ihipModule_t *hipModule_t;
 typedef struct ihipModuleSymbol_t *hipFunction_t;
-typedef struct ihipGraph *hipGraph_t;
-typedef struct hipGraphExec *hipGraphExec_t;
 typedef struct _hiprtcProgram *hiprtcProgram;
 typedef int hiprtcResult;
 typedef void *hipblasHandle_t;
 typedef int hipblasStatus_t;
 
-enum {
+enum { /* the numbers are CUDA's, as HIP keeps them */
   hipSuccess = 0,
   hipErrorOutOfMemory = 2,
-  hipErrorNoDevice = 100,
   hipErrorInvalidImage = 200,
   hipErrorNoBinaryForGpu = 209,
   hipErrorECCNotCorrectable = 214,
   hipErrorInvalidKernelFile = 218,
+  hipErrorNotFound = 500,
   hipErrorNotReady = 600,
   hipErrorIllegalAddress = 700,
   hipErrorLaunchTimeOut = 702,
@@ -46,21 +48,19 @@ enum {
 };
 
 enum { /* hipDeviceAttribute_t, HIP >= 5.0 */
-  hipDeviceAttributeComputeCapabilityMajor = 23,
   hipDeviceAttributeMaxThreadsPerBlock = 56,
-  hipDeviceAttributeComputeCapabilityMinor = 61,
   hipDeviceAttributeMultiprocessorCount = 63,
   hipDeviceAttributeWarpSize = 87,
-  hipDeviceAttributeIntegrated = 16,
 };
 
-enum { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2, hipMemcpyDeviceToDevice = 3 };
-enum { hipStreamNonBlocking = 1, hipEventDefault = 0 };
+enum { hipStreamNonBlocking = 1, hipEventDefault = 0, hipEventDisableTiming = 2, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0 };
 enum { hipStreamCaptureModeRelaxed = 2 }; /* Global 0, ThreadLocal 1: our allocator may hipMalloc while capturing */
+enum { hipHostMallocMapped = 2, hipHostMallocCoherent = 0x40000000 };
 enum { HIPRTC_SUCCESS = 0 };
 enum { HIPBLAS_STATUS_SUCCESS = 0, HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112 };
 
-/* X(field, symbol, fallback symbol or NULL, required, return type, parameters).
+/* X(field, symbol, fallback symbol or NULL, required, return type, parameters). The fields
+ * are the CUDA driver's names (cuda/lib.h), which the shared driver calls (vendor.h).
  * hipGetDeviceProperties is only used for gcnArchName (hip.c finds it in a generous buffer):
  * ROCm 6 renamed the current layout hipGetDevicePropertiesR0600, ROCm 5 has the old name. */
 #define PT_HIP_FUNCS(X)                                                                                      \
@@ -75,18 +75,20 @@ enum { HIPBLAS_STATUS_SUCCESS = 0, HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112 };
   X(GetDeviceProperties, "hipGetDevicePropertiesR0600", "hipGetDeviceProperties", 0, hipError_t,           \
     (void *props, int device))                                                                               \
   X(SetDevice, "hipSetDevice", NULL, 1, hipError_t, (int device))                                           \
-  X(DeviceSynchronize, "hipDeviceSynchronize", NULL, 1, hipError_t, (void))                                 \
+  X(CtxSynchronize, "hipDeviceSynchronize", NULL, 1, hipError_t, (void))                                    \
   X(DeviceReset, "hipDeviceReset", NULL, 0, hipError_t, (void))                                             \
-  X(Malloc, "hipMalloc", NULL, 1, hipError_t, (void **p, size_t bytes))                                     \
-  X(Free, "hipFree", NULL, 1, hipError_t, (void *p))                                                        \
+  X(MemAlloc, "hipMalloc", NULL, 1, hipError_t, (hipDeviceptr_t * p, size_t bytes))                         \
+  X(MemFree, "hipFree", NULL, 1, hipError_t, (hipDeviceptr_t p))                                            \
   X(MemGetInfo, "hipMemGetInfo", NULL, 1, hipError_t, (size_t *fr, size_t *total))                          \
-  X(MemcpyAsync, "hipMemcpyAsync", NULL, 1, hipError_t, (void *d, const void *s, size_t n, int kind, hipStream_t q)) \
-  X(MemsetAsync, "hipMemsetAsync", NULL, 1, hipError_t, (void *d, int v, size_t n, hipStream_t q))         \
-  X(StreamCreateWithFlags, "hipStreamCreateWithFlags", NULL, 1, hipError_t, (hipStream_t * q, unsigned fl)) \
+  X(MemcpyHtoDAsync, "hipMemcpyHtoDAsync", NULL, 1, hipError_t, (hipDeviceptr_t d, const void *s, size_t n, hipStream_t q)) \
+  X(MemcpyDtoHAsync, "hipMemcpyDtoHAsync", NULL, 1, hipError_t, (void *d, hipDeviceptr_t s, size_t n, hipStream_t q)) \
+  X(MemcpyDtoDAsync, "hipMemcpyDtoDAsync", NULL, 1, hipError_t, (hipDeviceptr_t d, hipDeviceptr_t s, size_t n, hipStream_t q)) \
+  X(MemsetD8Async, "hipMemsetD8Async", NULL, 1, hipError_t, (hipDeviceptr_t d, unsigned char v, size_t n, hipStream_t q)) \
+  X(StreamCreate, "hipStreamCreateWithFlags", NULL, 1, hipError_t, (hipStream_t * q, unsigned fl))          \
   X(StreamDestroy, "hipStreamDestroy", NULL, 1, hipError_t, (hipStream_t q))                                \
   X(StreamSynchronize, "hipStreamSynchronize", NULL, 1, hipError_t, (hipStream_t q))                        \
   X(StreamWaitEvent, "hipStreamWaitEvent", NULL, 1, hipError_t, (hipStream_t q, hipEvent_t e, unsigned fl)) \
-  X(EventCreateWithFlags, "hipEventCreateWithFlags", NULL, 1, hipError_t, (hipEvent_t * e, unsigned fl))    \
+  X(EventCreate, "hipEventCreateWithFlags", NULL, 1, hipError_t, (hipEvent_t * e, unsigned fl))             \
   X(EventRecord, "hipEventRecord", NULL, 1, hipError_t, (hipEvent_t e, hipStream_t q))                      \
   X(EventQuery, "hipEventQuery", NULL, 1, hipError_t, (hipEvent_t e))                                       \
   X(EventSynchronize, "hipEventSynchronize", NULL, 1, hipError_t, (hipEvent_t e))                           \
@@ -95,16 +97,22 @@ enum { HIPBLAS_STATUS_SUCCESS = 0, HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112 };
   X(ModuleLoadData, "hipModuleLoadData", NULL, 1, hipError_t, (hipModule_t * m, const void *image))         \
   X(ModuleUnload, "hipModuleUnload", NULL, 1, hipError_t, (hipModule_t m))                                  \
   X(ModuleGetFunction, "hipModuleGetFunction", NULL, 1, hipError_t, (hipFunction_t * f, hipModule_t m, const char *name)) \
-  X(ModuleLaunchKernel, "hipModuleLaunchKernel", NULL, 1, hipError_t,                                        \
+  X(FuncGetAttribute, "hipFuncGetAttribute", NULL, 0, hipError_t, (int *v, int attr, hipFunction_t f))     \
+  X(LaunchKernel, "hipModuleLaunchKernel", NULL, 1, hipError_t,                                              \
     (hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,         \
      unsigned shared, hipStream_t q, void **params, void **extra))                                           \
+  X(MemHostAlloc, "hipHostMalloc", NULL, 0, hipError_t, (void **p, size_t bytes, unsigned flags))           \
+  X(MemHostGetDevicePointer, "hipHostGetDevicePointer", NULL, 0, hipError_t, (hipDeviceptr_t * d, void *p, unsigned fl)) \
+  X(MemFreeHost, "hipHostFree", NULL, 0, hipError_t, (void *p))                                             \
+  X(StreamWriteValue32, "hipStreamWriteValue32", NULL, 0, hipError_t,                                       \
+    (hipStream_t q, hipDeviceptr_t addr, unsigned value, unsigned flags))                                    \
   X(StreamBeginCapture, "hipStreamBeginCapture", NULL, 0, hipError_t, (hipStream_t q, int mode))           \
-  X(StreamEndCapture, "hipStreamEndCapture", NULL, 0, hipError_t, (hipStream_t q, hipGraph_t * graph))      \
+  X(StreamEndCapture, "hipStreamEndCapture", NULL, 0, hipError_t, (hipStream_t q, void **graph))            \
   X(GraphInstantiate, "hipGraphInstantiateWithFlags", NULL, 0, hipError_t,                                  \
-    (hipGraphExec_t * exec, hipGraph_t graph, unsigned long long flags))                                     \
-  X(GraphLaunch, "hipGraphLaunch", NULL, 0, hipError_t, (hipGraphExec_t exec, hipStream_t q))               \
-  X(GraphExecDestroy, "hipGraphExecDestroy", NULL, 0, hipError_t, (hipGraphExec_t exec))                    \
-  X(GraphDestroy, "hipGraphDestroy", NULL, 0, hipError_t, (hipGraph_t graph))
+    (void **exec, void *graph, unsigned long long flags))                                                    \
+  X(GraphLaunch, "hipGraphLaunch", NULL, 0, hipError_t, (void *exec, hipStream_t q))                        \
+  X(GraphExecDestroy, "hipGraphExecDestroy", NULL, 0, hipError_t, (void *exec))                             \
+  X(GraphDestroy, "hipGraphDestroy", NULL, 0, hipError_t, (void *graph))
 
 #define PT_HIPRTC_FUNCS(X)                                                                                   \
   X(Version, "hiprtcVersion", NULL, 0, hiprtcResult, (int *major, int *minor))                              \
