@@ -12,6 +12,7 @@ import { REDUCE_CORE } from "./reduce.ts";
 import { DTYPES } from "../../base/dtype.ts";
 import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
 import { fmodPy, intHelpers, opsEmitter } from "../templates/ops.ts";
+import { ewIo } from "../templates/ew_io.ts";
 
 const MAX_ARGS = 240; // PT_CUDA_MAX_ARGS: the whole block must fit in pt_params.a
 const CTYPE = ["float", "double", "int", "pt_i64"];
@@ -21,95 +22,7 @@ const DT_OF = ["PT_F32", "PT_F64", "PT_I32", "PT_I64"]; // the dtype that holds 
 
 /** Helpers only elementwise programs use (ew_ops.h's per-type ops). */
 const EW_HELPERS = String.raw`
-/* ---- loads and stores between a view's dtype and a compute type (ew_io.h) ---- */
-static __device__ __forceinline__ float pt_ew_ld_f32(const char *b, int dt, pt_i64 i) {
-  switch (dt) {
-  case PT_F32: return ((const float *)b)[i];
-  case PT_F16: return pt_f16_to_f32(((const pt_u16 *)b)[i]);
-  case PT_BF16: return pt_bf16_to_f32(((const pt_u16 *)b)[i]);
-  case PT_F64: return (float)((const double *)b)[i];
-  case PT_I32: return (float)((const int *)b)[i];
-  case PT_I64: return (float)((const pt_i64 *)b)[i];
-  case PT_U8: return (float)((const pt_u8 *)b)[i];
-  default: return (float)(((const pt_u8 *)b)[i] != 0);
-  }
-}
-static __device__ __forceinline__ double pt_ew_ld_f64(const char *b, int dt, pt_i64 i) {
-  switch (dt) {
-  case PT_F32: return (double)((const float *)b)[i];
-  case PT_F16: return (double)pt_f16_to_f32(((const pt_u16 *)b)[i]);
-  case PT_BF16: return (double)pt_bf16_to_f32(((const pt_u16 *)b)[i]);
-  case PT_F64: return ((const double *)b)[i];
-  case PT_I32: return (double)((const int *)b)[i];
-  case PT_I64: return (double)((const pt_i64 *)b)[i];
-  case PT_U8: return (double)((const pt_u8 *)b)[i];
-  default: return (double)(((const pt_u8 *)b)[i] != 0);
-  }
-}
-static __device__ __forceinline__ int pt_ew_ld_i32(const char *b, int dt, pt_i64 i) {
-  switch (dt) {
-  case PT_F32: return pt_f2i32(((const float *)b)[i]);
-  case PT_F16: return pt_f2i32(pt_f16_to_f32(((const pt_u16 *)b)[i]));
-  case PT_BF16: return pt_f2i32(pt_bf16_to_f32(((const pt_u16 *)b)[i]));
-  case PT_F64: return pt_f2i32(((const double *)b)[i]);
-  case PT_I32: return ((const int *)b)[i];
-  case PT_I64: return pt_wrap32(((const pt_i64 *)b)[i]);
-  case PT_U8: return (int)((const pt_u8 *)b)[i];
-  default: return (int)(((const pt_u8 *)b)[i] != 0);
-  }
-}
-static __device__ __forceinline__ pt_i64 pt_ew_ld_i64(const char *b, int dt, pt_i64 i) {
-  switch (dt) {
-  case PT_F32: return pt_f2i64(((const float *)b)[i]);
-  case PT_F16: return pt_f2i64(pt_f16_to_f32(((const pt_u16 *)b)[i]));
-  case PT_BF16: return pt_f2i64(pt_bf16_to_f32(((const pt_u16 *)b)[i]));
-  case PT_F64: return pt_f2i64(((const double *)b)[i]);
-  case PT_I32: return (pt_i64)((const int *)b)[i];
-  case PT_I64: return ((const pt_i64 *)b)[i];
-  case PT_U8: return (pt_i64)((const pt_u8 *)b)[i];
-  default: return (pt_i64)(((const pt_u8 *)b)[i] != 0);
-  }
-}
-static __device__ __forceinline__ void pt_ew_st_f32(char *b, int dt, pt_i64 i, float v) {
-  switch (dt) {
-  case PT_F32: ((float *)b)[i] = v; break;
-  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16(v); break;
-  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16(v); break;
-  case PT_F64: ((double *)b)[i] = (double)v; break;
-  case PT_I32: ((int *)b)[i] = pt_f2i32(v); break;
-  case PT_I64: ((pt_i64 *)b)[i] = pt_f2i64(v); break;
-  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)pt_f2i64(v); break;
-  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
-  }
-}
-/* An f64 register is stored exactly as the preamble's pt_st_f64 stores any double. */
-#define pt_ew_st_f64 pt_st_f64
-static __device__ __forceinline__ void pt_ew_st_i32(char *b, int dt, pt_i64 i, int v) {
-  switch (dt) {
-  case PT_F32: ((float *)b)[i] = (float)v; break;
-  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16((float)v); break;
-  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16((float)v); break;
-  case PT_F64: ((double *)b)[i] = (double)v; break;
-  case PT_I32: ((int *)b)[i] = v; break;
-  case PT_I64: ((pt_i64 *)b)[i] = (pt_i64)v; break;
-  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u32)v; break;
-  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
-  }
-}
-static __device__ __forceinline__ void pt_ew_st_i64(char *b, int dt, pt_i64 i, pt_i64 v) {
-  switch (dt) {
-  case PT_F32: ((float *)b)[i] = (float)v; break;
-  case PT_F16: ((pt_u16 *)b)[i] = pt_f32_to_f16((float)v); break;
-  case PT_BF16: ((pt_u16 *)b)[i] = pt_f32_to_bf16((float)v); break;
-  case PT_F64: ((double *)b)[i] = (double)v; break;
-  case PT_I32: ((int *)b)[i] = pt_wrap32(v); break;
-  case PT_I64: ((pt_i64 *)b)[i] = v; break;
-  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)v; break;
-  default: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
-  }
-}
-
-${intHelpers("pt_u32")}${fmodPy("float", "fmodf", (z, b) => `copysignf(${z}, ${b})`)}${
+${ewIo(true)}${intHelpers("pt_u32")}${fmodPy("float", "fmodf", (z, b) => `copysignf(${z}, ${b})`)}${
   fmodPy("double", "fmod", (z, b) => `copysign(${z}, ${b})`)
 }
 /* Whether the view whose strides start at slot k has its elements at offset + i for element

@@ -7,6 +7,7 @@
  * and the error word. Arithmetic that must round once per op goes through the *_rn
  * intrinsics, so no compiler flag can contract it into a fused multiply-add.
  */
+import { DOUBLE_FACC } from "../templates/reduce.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** params.h from `#define PT_CUDA_MAX_BUFS` to the error codes, character for character. */
@@ -76,30 +77,32 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 #define PT_GROUP_ID blockIdx.x
 #define PT_SYNC() __syncthreads()
 #define PT_GROUPS gridDim.x
-#define pt_facc double
-#define pt_facc_of(x) double(x)
-#define pt_facc_add pt_add
-#define pt_facc_mul pt_mul
-#define pt_ld_facc pt_ld_f64
-#define pt_st_facc pt_st_f64
-#define PT_INOUT(T) T &
-#define PT_HI(x) (x)
+${DOUBLE_FACC}#define PT_INOUT(T) T &
 #define PT_FACC_INF PT_INF
 #define PT_FACC_NINF (-PT_INF)
 #define PT_FACC_NAN PT_NAN
 #define PT_FACC_SLOT(k) p.a[(k)]
 #define pt_facc_isnan(x) ((x) != (x))
 #define pt_facc_nonzero(x) ((x) != 0)
-#define pt_facc_sub pt_sub
-#define pt_facc_div pt_div
-#define pt_facc_sqrt pt_sqrt
-#define pt_facc_of_i64(x) double(x)
 #define PT_BUF(k) pt_buf(p, int(PT_A(k)))
 #define PT_ARR(T, name) const T *name
 #define PT_SHARED_GLOBAL(T, name)
 #define PT_SHARED_LOCAL(T, name) __shared__ T name[PT_BLOCK];
 #define PT_SH(T, name) T *name,
 #define PT_SH_PASS(name) name,
+/* Element i of buffer b as t's bits, for the templates (u8 and u16 as pt_u32). */
+#define pt_raw_f32(b, i) (((const float *)(b))[i])
+#define pt_raw_f64(b, i) (((const double *)(b))[i])
+#define pt_raw_i32(b, i) (((const int *)(b))[i])
+#define pt_raw_i64(b, i) (((const pt_i64 *)(b))[i])
+#define pt_raw_u16(b, i) pt_u32(((const pt_u16 *)(b))[i])
+#define pt_raw_u8(b, i) pt_u32(((const pt_u8 *)(b))[i])
+#define pt_put_f32(b, i, v) (((float *)(b))[i] = (v))
+#define pt_put_f64(b, i, v) (((double *)(b))[i] = (v))
+#define pt_put_i32(b, i, v) (((int *)(b))[i] = (v))
+#define pt_put_i64(b, i, v) (((pt_i64 *)(b))[i] = (v))
+#define pt_put_u16(b, i, v) (((pt_u16 *)(b))[i] = pt_u16(v))
+#define pt_put_u8(b, i, v) (((pt_u8 *)(b))[i] = pt_u8(v))
 
 static __device__ __forceinline__ bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
 static __device__ __forceinline__ int pt_dtype_size(int dt) {

@@ -25,6 +25,7 @@ import { MATH } from "./math.ts";
 import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
 import { renderLinear } from "./linear.ts";
 import { fmodPy, intHelpers, opsEmitter, type OpUses } from "../templates/ops.ts";
+import { ewIo } from "../templates/ew_io.ts";
 
 const MAX_ARGS = 240; // PT_VK_MAX_ARGS: the whole block must fit in PtParams.a
 export { F32, F64, I32, I64 };
@@ -34,68 +35,6 @@ const SUFFIX = ["f32", "f64", "i32", "i64"];
 /** Float modulo, which needs math.ts's exact fmod. */
 const FMOD_PY = fmodPy("float", "pt_fmodf", (_, b) => `uintBitsToFloat(floatBitsToUint(${b}) & 0x80000000u)`) +
   fmodPy("double", "pt_fmod", (_, b) => `uint64BitsToDouble(doubleBitsToUint64(${b}) & 0x8000000000000000ul)`);
-
-/** Loads and stores between a view's dtype, read at run time, and a compute type (ew_io.h). */
-const EW_IO = String.raw`
-float pt_ew_ld_f32(uint64_t b, int dt, int64_t i) {
-  switch (dt) {
-  case PT_F32: return pt_raw_f32(b, i);
-  case PT_F16: return pt_f16_to_f32(pt_raw_u16(b, i));
-  case PT_BF16: return pt_bf16_to_f32(pt_raw_u16(b, i));
-  case PT_F64: return float(pt_raw_f64(b, i));
-  case PT_I32: return float(pt_raw_i32(b, i));
-  case PT_I64: return float(pt_raw_i64(b, i));
-  case PT_U8: return float(pt_raw_u8(b, i));
-  default: return pt_raw_u8(b, i) != 0u ? 1.0 : 0.0;
-  }
-}
-double pt_ew_ld_f64(uint64_t b, int dt, int64_t i) {
-  if (dt == PT_BOOL) return pt_raw_u8(b, i) != 0u ? 1.0lf : 0.0lf;
-  return pt_ld_f64(b, dt, i);
-}
-int pt_ew_ld_i32(uint64_t b, int dt, int64_t i) {
-  switch (dt) {
-  case PT_F32: return pt_f2i32(double(pt_raw_f32(b, i)));
-  case PT_F16: return pt_f2i32(double(pt_f16_to_f32(pt_raw_u16(b, i))));
-  case PT_BF16: return pt_f2i32(double(pt_bf16_to_f32(pt_raw_u16(b, i))));
-  case PT_F64: return pt_f2i32(pt_raw_f64(b, i));
-  case PT_I32: return pt_raw_i32(b, i);
-  case PT_I64: return int(pt_raw_i64(b, i));
-  case PT_U8: return int(pt_raw_u8(b, i));
-  default: return pt_raw_u8(b, i) != 0u ? 1 : 0;
-  }
-}
-int64_t pt_ew_ld_i64(uint64_t b, int dt, int64_t i) {
-  if (dt == PT_BOOL) return pt_raw_u8(b, i) != 0u ? 1l : 0l;
-  return pt_ld_i64(b, dt, i);
-}
-void pt_ew_st_f32(uint64_t b, int dt, int64_t i, float v) {
-  switch (dt) {
-  case PT_F32: pt_put_f32(b, i, v); break;
-  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(v)); break;
-  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(v)); break;
-  default: pt_st_f64(b, dt, i, double(v)); break;
-  }
-}
-/* An f64 register is stored exactly as the preamble's pt_st_f64 stores any double. */
-void pt_ew_st_f64(uint64_t b, int dt, int64_t i, double v) { pt_st_f64(b, dt, i, v); }
-void pt_ew_st_i32(uint64_t b, int dt, int64_t i, int v) {
-  switch (dt) {
-  case PT_F32: pt_put_f32(b, i, float(v)); break;
-  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(float(v))); break;
-  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(v))); break;
-  default: pt_st_i64(b, dt, i, int64_t(v)); break;
-  }
-}
-void pt_ew_st_i64(uint64_t b, int dt, int64_t i, int64_t v) {
-  switch (dt) {
-  case PT_F32: pt_put_f32(b, i, float(v)); break;
-  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(float(v))); break;
-  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(v))); break;
-  default: pt_st_i64(b, dt, i, v); break;
-  }
-}
-`;
 
 /** Integer floor division, Python modulo and power. */
 const INT_OPS = intHelpers("uint");
@@ -270,7 +209,7 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
     const head = `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${ints ? INT_OPS : ""}`;
     return head + renderLinear(linear, nviews, constants, loads, ops, store);
   }
-  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${EW_IO}${INT_OPS}${ewLinear(EW_BLOCK.shape)}
+  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${ewIo(true)}${INT_OPS}${ewLinear(EW_BLOCK.shape)}
 /* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
  * ELEMENT launch over the output's elements. */
 shared int64_t sh_shape[PT_MAX_RANK];
@@ -327,7 +266,7 @@ ${inputs.map((v) => `    q${v} += i;`).join("\n")}
 ${coordinates(inputs, "pt_ew_small", "pt_ew_rank")}
   }
 `;
-  const text = `${math ? MATH + FMOD_PY : ""}${EW_IO}${ints ? INT_OPS : ""}${ewLinear(at.shape)}
+  const text = `${math ? MATH + FMOD_PY : ""}${ewIo(true)}${ints ? INT_OPS : ""}${ewLinear(at.shape)}
 /* The expression's layout, inputs and constants, which pt_ew_init reads from the block. */
 shared int64_t sh_shape[PT_MAX_RANK];
 shared int64_t sh_st[${nviews * 8}];

@@ -23,6 +23,7 @@
  * that run per element have no loops, and work that one invocation does in order (scan's
  * chain, the ordered writes of scatter and index_put) is unrolled.
  */
+import { DOUBLE_FACC } from "../templates/reduce.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** Error codes, as params.h defines them (kernels report through the error block). */
@@ -92,6 +93,7 @@ const HELPERS = String.raw`
 /* The template dialect (src/kernels/dialect.ts). */
 #define pt_i64 int64_t
 #define pt_u64 uint64_t
+#define pt_u32 uint
 #define PT_VIEW(k) pt_view_at(k)
 #define PT_SHAPE(k, rank, shape) pt_shape_at((k), (rank), (shape))
 #define PT_FAIL(code, d0, d1, d2) pt_fail((code), int64_t(d0), int64_t(d1), int64_t(d2))
@@ -107,24 +109,13 @@ const HELPERS = String.raw`
 #define PT_GROUP_ID gl_WorkGroupID.x
 #define PT_SYNC() barrier()
 #define PT_GROUPS gl_NumWorkGroups.x
-#define pt_facc double
-#define pt_facc_of(x) double(x)
-#define pt_facc_add pt_add
-#define pt_facc_mul pt_mul
-#define pt_ld_facc pt_ld_f64
-#define pt_st_facc pt_st_f64
-#define PT_INOUT(T) inout T
-#define PT_HI(x) (x)
+${DOUBLE_FACC}#define PT_INOUT(T) inout T
 #define PT_FACC_INF pt_inf()
 #define PT_FACC_NINF (-pt_inf())
 #define PT_FACC_NAN pt_nan()
 #define PT_FACC_SLOT(k) PT_P.a[(k)]
 #define pt_facc_isnan(x) isnan(x)
 #define pt_facc_nonzero(x) ((x) != 0.0lf) /* unordered: NaN is nonzero */
-#define pt_facc_sub pt_sub
-#define pt_facc_div pt_div
-#define pt_facc_sqrt pt_sqrt
-#define pt_facc_of_i64(x) double(x)
 #define PT_BUF(k) PT_P.buf[int(PT_A(k))]
 #define PT_ARR(T, name) T name[PT_MAX_RANK]
 #define PT_SHARED_GLOBAL(T, name) shared T name[PT_BLOCK];

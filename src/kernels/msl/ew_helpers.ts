@@ -1,4 +1,5 @@
 import { fmodPy, intHelpers } from "../templates/ops.ts";
+import { ewIo } from "../templates/ew_io.ts";
 
 /**
  * Device helpers only the elementwise programs (elementwise.ts) use: ew_io.h's loads and
@@ -8,68 +9,12 @@ import { fmodPy, intHelpers } from "../templates/ops.ts";
  * in float-float for f64 registers.
  */
 /** Helpers only elementwise programs use (ew_io.h's loads and stores, ew_ops.h's ops). */
-export const EW_HELPERS = String.raw`
-inline float pt_ew_ld_f32(pt_ptr b, int dt, long i) {
-  switch (dt) {
-  case PT_F32: return ((device float *)b)[i];
-  case PT_F16: return pt_f16_to_f32(((device ushort *)b)[i]);
-  case PT_BF16: return pt_bf16_to_f32(((device ushort *)b)[i]);
-  case PT_I32: return (float)((device int *)b)[i];
-  case PT_I64: return (float)((device long *)b)[i];
-  case PT_U8: return (float)b[i];
-  default: return (float)(b[i] != 0);
-  }
-}
+export const EW_HELPERS = String.raw`${ewIo(false)}
 inline pt_df pt_ew_ld_df(pt_ptr b, int dt, long i) {
   return dt == PT_BOOL ? pt_df_of((float)(b[i] != 0)) : pt_ld_df(b, dt, i);
 }
-inline int pt_ew_ld_i32(pt_ptr b, int dt, long i) {
-  switch (dt) {
-  case PT_F32: return pt_f2i32(((device float *)b)[i]);
-  case PT_F16: return pt_f2i32(pt_f16_to_f32(((device ushort *)b)[i]));
-  case PT_BF16: return pt_f2i32(pt_bf16_to_f32(((device ushort *)b)[i]));
-  case PT_I32: return ((device int *)b)[i];
-  case PT_I64: return pt_wrap32(((device long *)b)[i]);
-  case PT_U8: return (int)b[i];
-  default: return (int)(b[i] != 0);
-  }
-}
-inline long pt_ew_ld_i64(pt_ptr b, int dt, long i) {
-  switch (dt) {
-  case PT_F32: return pt_f2i64(((device float *)b)[i]);
-  case PT_F16: return pt_f2i64(pt_f16_to_f32(((device ushort *)b)[i]));
-  case PT_BF16: return pt_f2i64(pt_bf16_to_f32(((device ushort *)b)[i]));
-  case PT_I32: return (long)((device int *)b)[i];
-  case PT_I64: return ((device long *)b)[i];
-  case PT_U8: return (long)b[i];
-  default: return (long)(b[i] != 0);
-  }
-}
-#define pt_ew_st_f32 pt_st_f
 /* An f64 register is stored as the CPU's pt_st_f64 stores one. */
 #define pt_ew_st_df pt_st_df
-inline void pt_ew_st_i32(pt_ptr b, int dt, long i, int v) {
-  switch (dt) {
-  case PT_F32: ((device float *)b)[i] = (float)v; break;
-  case PT_F16: ((device ushort *)b)[i] = pt_f32_to_f16((float)v); break;
-  case PT_BF16: ((device ushort *)b)[i] = pt_f32_to_bf16((float)v); break;
-  case PT_I32: ((device int *)b)[i] = v; break;
-  case PT_I64: ((device long *)b)[i] = (long)v; break;
-  case PT_U8: b[i] = (uchar)(uint)v; break;
-  default: b[i] = (uchar)(v != 0); break;
-  }
-}
-inline void pt_ew_st_i64(pt_ptr b, int dt, long i, long v) {
-  switch (dt) {
-  case PT_F32: ((device float *)b)[i] = (float)v; break;
-  case PT_F16: ((device ushort *)b)[i] = pt_f32_to_f16((float)v); break;
-  case PT_BF16: ((device ushort *)b)[i] = pt_f32_to_bf16((float)v); break;
-  case PT_I32: ((device int *)b)[i] = pt_wrap32(v); break;
-  case PT_I64: ((device long *)b)[i] = v; break;
-  case PT_U8: b[i] = (uchar)(ulong)v; break;
-  default: b[i] = (uchar)(v != 0); break;
-  }
-}
 
 /* Constants: the CPU converts the slot's f64 value; an integer slot is exact in ai. */
 inline pt_df pt_const_df(constant pt_mtl_params &p, int k) { return PT_A(k) != 0 ? pt_df_of_long(PT_A(k)) : pt_df_of(PT_F(k)); }

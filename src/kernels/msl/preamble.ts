@@ -118,6 +118,18 @@ typedef ulong pt_u64;
 #define pt_ld_i64 pt_ld_i
 
 typedef device uchar *pt_ptr;
+typedef uint pt_u32;
+/* Element i of buffer b as t's bits, for the templates (u8 and u16 as pt_u32). */
+#define pt_raw_f32(b, i) (((device float *)(b))[i])
+#define pt_raw_i32(b, i) (((device int *)(b))[i])
+#define pt_raw_i64(b, i) (((device long *)(b))[i])
+#define pt_raw_u16(b, i) pt_u32(((device ushort *)(b))[i])
+#define pt_raw_u8(b, i) pt_u32((b)[i])
+#define pt_put_f32(b, i, v) (((device float *)(b))[i] = (v))
+#define pt_put_i32(b, i, v) (((device int *)(b))[i] = (v))
+#define pt_put_i64(b, i, v) (((device long *)(b))[i] = (v))
+#define pt_put_u16(b, i, v) (((device ushort *)(b))[i] = ushort(v))
+#define pt_put_u8(b, i, v) ((b)[i] = uchar(v))
 
 /* Nonzero by the bits (NaN yes, -0 no), so a subnormal counts even where the GPU flushes
  * subnormals to zero in comparisons. */

@@ -4,6 +4,20 @@
  * CPU's reduce.c and scan.c do.
  */
 import type { Dialect } from "../dialect.ts";
+
+/** pt_facc for a language with a double (CUDA, GLSL): the double and its helpers. */
+export const DOUBLE_FACC = String.raw`#define pt_facc double
+#define pt_facc_of(x) double(x)
+#define pt_facc_add pt_add
+#define pt_facc_mul pt_mul
+#define pt_ld_facc pt_ld_f64
+#define pt_st_facc pt_st_f64
+#define PT_HI(x) (x)
+#define pt_facc_sub pt_sub
+#define pt_facc_div pt_div
+#define pt_facc_sqrt pt_sqrt
+#define pt_facc_of_i64(x) double(x)
+`;
 /**
  * The accumulator of reduce and ewreduce: what a row's op folds (kinds), how
  * one element and one partial result fold in, and what a row's result stores. Floats
