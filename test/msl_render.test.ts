@@ -230,7 +230,7 @@ test("msl: ewreduce renders reduce's row over the expression, reading the ewredu
   }
   assert.match(src, /src\.v\[0\] = pt_view_at\(p, B, 26\);/);
   assert.match(src, /const pt_view vout = pt_view_at\(p, B, 15\);/);
-  assert.match(src, /pt_ew_linear\(p, 3, 29, src\.rank\)/, "input 1's strides over the shape at slot 3");
+  assert.match(src, /pt_ew_linear\(PT_PASS 3, 29, src\.rank\)/, "input 1's strides over the shape at slot 3");
   assert.match(src, /src\.t1 = pt_const_i32\(p, 38\);/);
   assert.match(src, /PT_FAIL\(PT_KERR_INT_DIV, i, 1, 0\); return 0; \}/, "a failing element reports and gives 0");
   assert.match(src, /pt_reduce_row\(PT_PASS src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid\);/, "E of i32 is not float");

@@ -25,21 +25,6 @@ const EW_HELPERS = String.raw`
 ${ewIo(true)}${intHelpers("pt_u32")}${fmodPy("float", "fmodf", (z, b) => `copysignf(${z}, ${b})`)}${
   fmodPy("double", "fmod", (z, b) => `copysign(${z}, ${b})`)
 }
-/* Whether the view whose strides start at slot k has its elements at offset + i for element
- * i of the shape at slot s (row-major contiguous; size-1 dims may have any stride). */
-static __device__ __forceinline__ bool pt_ew_linear(const pt_params &p, int s, int k, int rank) {
-  pt_i64 dense = 1;
-  bool ok = true;
-#pragma unroll
-  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-    const pt_i64 e = d < rank ? PT_A(s + d) : 1;
-    if (e != 1) {
-      ok = ok && PT_A(k + d) == dense;
-      dense *= e;
-    }
-  }
-  return ok;
-}
 `;
 
 /** The libm name for compute type t: expf for f32, exp for f64. */

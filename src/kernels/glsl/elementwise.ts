@@ -39,28 +39,6 @@ const FMOD_PY = fmodPy("float", "pt_fmodf", (_, b) => `uintBitsToFloat(floatBits
 /** Integer floor division, Python modulo and power. */
 const INT_OPS = intHelpers("uint");
 
-/**
- * The run-time test for the contiguous path, for a block whose shape starts at slot
- * `shapeSlot` (ew: 1, ewreduce: 3).
- */
-const ewLinear = (shapeSlot: number) =>
-  String.raw`
-/* Whether the view whose strides start at slot k has its elements at offset + i for output
- * element i (row-major contiguous over the shape; size-1 dims may have any stride). */
-bool pt_ew_linear(int k, int rank) {
-  int64_t dense = 1;
-  bool ok = true;
-  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-    const int64_t e = d < rank ? PT_A(${shapeSlot} + d) : 1l;
-    if (e != 1l) {
-      ok = ok && PT_A(k + d) == dense;
-      dense *= e;
-    }
-  }
-  return ok;
-}
-`;
-
 /** GLSL's own names for the C library's functions; the rest are math.ts's: pt_exp for f64, pt_expf for f32. */
 const BUILTIN: Record<string, string> = { fabs: "abs", floor: "floor", ceil: "ceil", rint: "roundEven", trunc: "trunc" };
 const fn = (name: string, t: number) => BUILTIN[name] ?? (t === F32 ? `pt_${name}f` : `pt_${name}`);
@@ -151,7 +129,7 @@ const viewSetup = (v: number, at: EwLayout, decl: boolean) =>
 
 /** Whether every one of the views is row-major contiguous over the shape (rank: a local). */
 const allLinear = (views: readonly number[], at: EwLayout) =>
-  views.map((v) => `pt_ew_linear(${at.views + 3 + 11 * v}, rank)`).join(" && ") || "true";
+  views.map((v) => `pt_ew_linear(${at.shape}, ${at.views + 3 + 11 * v}, rank)`).join(" && ") || "true";
 
 /** Invocation 0 copies the shape and the views' strides to sh_shape and sh_st (rank: a local); then a barrier. */
 const shareLayout = (views: readonly number[], at: EwLayout) =>
@@ -209,7 +187,7 @@ export function renderElementwise(words: Int32Array, linear?: readonly number[])
     const head = `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${ints ? INT_OPS : ""}`;
     return head + renderLinear(linear, nviews, constants, loads, ops, store);
   }
-  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${ewIo(true)}${INT_OPS}${ewLinear(EW_BLOCK.shape)}
+  return `${PREAMBLE}${math ? MATH + FMOD_PY : ""}${ewIo(true)}${INT_OPS}
 /* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
  * ELEMENT launch over the output's elements. */
 shared int64_t sh_shape[PT_MAX_RANK];
@@ -266,7 +244,7 @@ ${inputs.map((v) => `    q${v} += i;`).join("\n")}
 ${coordinates(inputs, "pt_ew_small", "pt_ew_rank")}
   }
 `;
-  const text = `${math ? MATH + FMOD_PY : ""}${ewIo(true)}${ints ? INT_OPS : ""}${ewLinear(at.shape)}
+  const text = `${math ? MATH + FMOD_PY : ""}${ewIo(true)}${ints ? INT_OPS : ""}
 /* The expression's layout, inputs and constants, which pt_ew_init reads from the block. */
 shared int64_t sh_shape[PT_MAX_RANK];
 shared int64_t sh_st[${nviews * 8}];

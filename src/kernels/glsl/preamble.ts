@@ -109,7 +109,8 @@ const HELPERS = String.raw`
 #define PT_GROUP_ID gl_WorkGroupID.x
 #define PT_SYNC() barrier()
 #define PT_GROUPS gl_NumWorkGroups.x
-${DOUBLE_FACC}#define PT_INOUT(T) inout T
+${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
+#define PT_INOUT(T) inout T
 #define PT_FACC_INF pt_inf()
 #define PT_FACC_NINF (-pt_inf())
 #define PT_FACC_NAN pt_nan()

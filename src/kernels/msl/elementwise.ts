@@ -175,7 +175,7 @@ ${
     )
   }
   /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
-  const bool dense_all = ${each((v) => `pt_ew_linear(p, 1, ${13 + 11 * v}, rank)`, " && ")};
+  const bool dense_all = ${each((v) => `pt_ew_linear(PT_PASS 1, ${13 + 11 * v}, rank)`, " && ")};
 ${hoisted.join("\n")}
   if (dense_all) {
     for (long i = PT_FIRST; i < n; i += ${UNROLL} * PT_STEP) {
@@ -293,7 +293,7 @@ ${KERNEL_HEAD}
   src.rank = (int)PT_A(2);
   pt_shape_at(p, 3, src.rank, src.shape);
 ${each((v) => `  src.v[${v - 1}] = pt_view_at(p, B, ${15 + 11 * v});`)}
-  src.lin = ${each((v) => `pt_ew_linear(p, 3, ${18 + 11 * v}, src.rank)`, " && ") || "true"};
+  src.lin = ${each((v) => `pt_ew_linear(PT_PASS 3, ${18 + 11 * v}, src.rank)`, " && ") || "true"};
 ${hoisted.map((h) => `  src.${h.name} = ${h.expr};\n`).join("")}  const long start = PT_A(11), rows = PT_A(12), n = PT_A(13);
   const pt_view vout = pt_view_at(p, B, 15);
   for (long row = group.x; row < rows; row += groups.x) {

@@ -48,18 +48,4 @@ inline pt_df pt_df_mod_py(pt_df a, pt_df b) {
   return r;
 }
 ${intHelpers("uint")}
-/* Whether the view whose strides start at slot k has its elements at offset + i for element
- * i of the shape at slot s (row-major contiguous; size-1 dims may have any stride). */
-inline bool pt_ew_linear(constant pt_mtl_params &p, int s, int k, int rank) {
-  long dense = 1;
-  bool ok = true;
-  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-    const long e = d < rank ? PT_A(s + d) : 1;
-    if (e != 1) {
-      ok = ok && PT_A(k + d) == dense;
-      dense *= e;
-    }
-  }
-  return ok;
-}
 `;

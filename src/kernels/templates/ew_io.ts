@@ -36,13 +36,15 @@ PT_FN pt_i64 pt_ew_ld_i64(PT_PTR b, int dt, pt_i64 i) {
   if (dt == PT_BOOL) return pt_raw_u8(b, i) != pt_u32(0) ? pt_i64(1) : pt_i64(0);
   return pt_ld_i64(b, dt, i);
 }
-${f64(String.raw`PT_FN double pt_ew_ld_f64(PT_PTR b, int dt, pt_i64 i) {
+${
+    f64(String.raw`PT_FN double pt_ew_ld_f64(PT_PTR b, int dt, pt_i64 i) {
   if (dt == PT_BOOL) return pt_raw_u8(b, i) != pt_u32(0) ? double(1) : double(0);
   return pt_ld_f64(b, dt, i);
 }
 /* An f64 register is stored exactly as the preamble's pt_st_f64 stores any double. */
 #define pt_ew_st_f64 pt_st_f64
-`)}PT_FN void pt_ew_st_f32(PT_PTR b, int dt, pt_i64 i, float v) {
+`)
+  }PT_FN void pt_ew_st_f32(PT_PTR b, int dt, pt_i64 i, float v) {
   switch (dt) {
   case PT_F32: pt_put_f32(b, i, v); break;
   case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(v)); break;
@@ -50,7 +52,7 @@ ${f64(String.raw`PT_FN double pt_ew_ld_f64(PT_PTR b, int dt, pt_i64 i) {
 ${f64("  case PT_F64: pt_put_f64(b, i, double(v)); break;\n")}  case PT_I32: pt_put_i32(b, i, pt_f2i32(v)); break;
   case PT_I64: pt_put_i64(b, i, pt_f2i64(v)); break;
   case PT_U8: pt_put_u8(b, i, pt_u32(pt_f2i64(v)) & pt_u32(255)); break;
-  default: pt_put_u8(b, i, v != float(0) ? pt_u32(1) : pt_u32(0)); break; /* NaN != 0 */
+  default: pt_put_u8(b, i, pt_f32_nz(v) ? pt_u32(1) : pt_u32(0)); break;
   }
 }
 PT_FN void pt_ew_st_i32(PT_PTR b, int dt, pt_i64 i, int v) {
@@ -71,6 +73,21 @@ PT_FN void pt_ew_st_i64(PT_PTR b, int dt, pt_i64 i, pt_i64 v) {
   case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(v))); break;
   default: pt_st_i64(b, dt, i, v); break;
   }
+}
+/* Whether the view whose strides start at slot k has its elements at offset + i for element
+ * i of the shape at slot s (row-major contiguous; size-1 dims may have any stride). */
+PT_FN bool pt_ew_linear(PT_CTX int s, int k, int rank) {
+  pt_i64 dense = 1;
+  bool ok = true;
+  PT_UNROLL
+  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
+    const pt_i64 e = d < rank ? PT_A(s + d) : pt_i64(1);
+    if (e != pt_i64(1)) {
+      ok = ok && PT_A(k + d) == dense;
+      dense *= e;
+    }
+  }
+  return ok;
 }
 `;
 };
