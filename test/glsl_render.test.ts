@@ -141,7 +141,8 @@ test("glsl: every template kind of blocks.h renders a main, once", () => {
   }
   assert.match(glslTemplateSource("matmul"), /const int64_t row0 = ty \* TM, col0 = tx \* TM;/, "matmul tiles by the dispatch's y and x");
   assert.match(glslTemplateSource("sort"), /coherent buffer/, "sort has its in-place path");
-  assert.match(glslTemplateSource("philox"), /umulExtended\(PHILOX_M0, w0, hi0, lo0\)/);
+  assert.match(glslTemplateSource("philox"), /pt_mulhi32\(PHILOX_M0, w0\)/);
+  assert.match(glslTemplateSource("philox"), /umulExtended\(a, b, hi, lo\)/, "the high word by umulExtended");
   assert.throws(() => glslRenderer.template("fft"), /no template "fft"/);
 });
 

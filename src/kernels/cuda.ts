@@ -33,7 +33,8 @@ import { REDUCE } from "./cuda/reduce.ts";
 import { scan } from "./templates/reduce.ts";
 import { SORT } from "./cuda/sort.ts";
 import { COMBINE } from "./cuda/index.ts";
-import { MATMUL, PHILOX } from "./cuda/random.ts";
+import { MATMUL } from "./cuda/random.ts";
+import { philox } from "./templates/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
 
@@ -49,7 +50,7 @@ export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   index_get: indexGet(CUDA_DIALECT),
   nonzero: nonzero(CUDA_DIALECT),
   masked_select: maskedSelect(CUDA_DIALECT),
-  philox: PHILOX,
+  philox: philox(CUDA_DIALECT),
 };
 
 /** CUDA C source of an elementwise program, from its bytecode (for tests and tools). */

@@ -30,7 +30,8 @@ import { REDUCE, renderEwReduce } from "./glsl/reduce.ts";
 import { scan } from "./templates/reduce.ts";
 import { SORT } from "./glsl/sort.ts";
 import { COMBINE } from "./glsl/index.ts";
-import { MATMUL, PHILOX } from "./glsl/random.ts";
+import { MATMUL } from "./glsl/random.ts";
+import { philox } from "./templates/random.ts";
 
 /** Template kinds (blocks.h) and their main(), after the preamble (and math where used). */
 export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
@@ -44,7 +45,7 @@ export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
   index_get: indexGet(GLSL_DIALECT),
   nonzero: nonzero(GLSL_DIALECT),
   masked_select: maskedSelect(GLSL_DIALECT),
-  philox: PHILOX,
+  philox: philox(GLSL_DIALECT),
 };
 
 /** Templates that call math.ts (the rest skip its text, and its compile time). */

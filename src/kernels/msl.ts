@@ -33,7 +33,8 @@ import { REDUCE } from "./msl/reduce.ts";
 import { scan } from "./templates/reduce.ts";
 import { SORT } from "./msl/sort.ts";
 import { COMBINE } from "./msl/index.ts";
-import { MATMUL, PHILOX } from "./msl/random.ts";
+import { MATMUL, NORMAL_Z } from "./msl/random.ts";
+import { philox } from "./templates/random.ts";
 
 export { KERNEL_HEAD, PARAMS } from "./msl/preamble.ts";
 
@@ -49,7 +50,7 @@ export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
   index_get: indexGet(MSL_DIALECT),
   nonzero: nonzero(MSL_DIALECT),
   masked_select: maskedSelect(MSL_DIALECT),
-  philox: PHILOX,
+  philox: philox(MSL_DIALECT, NORMAL_Z),
 };
 
 /** MSL source of an elementwise program, from its bytecode (for tests and tools). */

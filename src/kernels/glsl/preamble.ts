@@ -110,6 +110,9 @@ const HELPERS = String.raw`
 #define PT_SYNC() barrier()
 #define PT_GROUPS gl_NumWorkGroups.x
 ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
+#define pt_facc_log pt_log
+#define pt_facc_cos pt_cos
+#define PT_FACC_TWO_PI 6.283185307179586476925lf
 #define PT_INOUT(T) inout T
 #define PT_FACC_INF pt_inf()
 #define PT_FACC_NINF (-pt_inf())
@@ -127,6 +130,11 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
 double pt_inf() { return uint64BitsToDouble(0x7ff0000000000000ul); }
 double pt_nan() { return uint64BitsToDouble(0x7ff8000000000000ul); }
 float pt_inf_f() { return uintBitsToFloat(0x7f800000u); }
+uint pt_mulhi32(uint a, uint b) {
+  uint hi, lo;
+  umulExtended(a, b, hi, lo);
+  return hi;
+}
 
 /* ---- arithmetic rounded once per op (never contracted into fma) ---- */
 float pt_add(float a, float b) { precise float r = a + b; return r; }

@@ -1,66 +1,6 @@
 /**
- * philox (ELEMENT launch) and matmul (params.h's 128x128 or 64x64 tile dispatch). The CPU
- * versions are random.c and matmul.c.
+ * matmul (params.h's 128x128 or 64x64 tile dispatch). The CPU version is matmul.c.
  */
-
-/**
- * philox: element i is Philox4x32-10 of counter (lo32(offset+i), hi32(offset+i), 0, 0)
- * and key (seed lo, seed hi), mapped exactly as blocks.h says, so every backend draws the
- * same numbers. a + u*(b-a) rounds twice, as written, never as one fma; the normal's log
- * and cos are math.ts's double versions.
- */
-export const PHILOX = String.raw`
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-/* philox [dist, seed lo, seed hi, offset, a, b, OUT VIEW (1-D: stride 0 used), n];
- * dist 0 uniform [a, b), 1 normal (mean a, std b), 2 randint [a, b). ELEMENT over n. */
-void main() {
-  const int dist = int(PT_P.a[0]);
-  const uint key0 = uint(PT_A(1)), key1 = uint(PT_A(2));
-  const uint64_t offset = uint64_t(PT_A(3));
-  const double a = PT_P.a[4], b = PT_P.a[5];
-  const pt_view vout = pt_view_at(6);
-  const int64_t n = PT_A(17);
-  const bool f64 = vout.dt == PT_F64;
-  const double two24 = 1.0lf / 16777216.0lf, two53 = 1.0lf / 9007199254740992.0lf;
-  const double two_pi = 6.283185307179586476925lf;
-  /* randint: bounds are integers within int64, a < b; the range is taken in uint64. */
-  const int64_t lo = dist == 2 ? int64_t(a) : 0l;
-  const uint64_t range = dist == 2 ? uint64_t(int64_t(b)) - uint64_t(lo) : 1ul;
-  for (int64_t i = PT_FIRST; i < n; i += PT_STEP) {
-    const uint64_t c = offset + uint64_t(i);
-    uint w0 = uint(c), w1 = uint(c >> 32), w2 = 0u, w3 = 0u, k0 = key0, k1 = key1;
-    /* ten rounds, the key bumped before each round but the first */
-    for (int r = 0; r < 10; r++) {
-      if (r > 0) { k0 += PHILOX_W0; k1 += PHILOX_W1; }
-      uint hi0, lo0, hi1, lo1;
-      umulExtended(PHILOX_M0, w0, hi0, lo0);
-      umulExtended(PHILOX_M1, w2, hi1, lo1);
-      w0 = hi1 ^ w1 ^ k0;
-      w2 = hi0 ^ w3 ^ k1;
-      w1 = lo1;
-      w3 = lo0;
-    }
-    const int64_t o = vout.off + i * vout.st[0];
-    if (dist == 2) {
-      const uint64_t x = (uint64_t(w1) << 32) | uint64_t(w0);
-      if (range != 0ul) pt_st_i64(vout.b, vout.dt, o, int64_t(uint64_t(lo) + x % range));
-    } else if (dist == 0) {
-      /* both forms are exact in double: 53 or 24 random bits times a power of two */
-      const double u = f64 ? (double(w0 >> 5) * 67108864.0lf + double(w1 >> 6)) * two53 : double(w0 >> 8) * two24;
-      pt_st_f64(vout.b, vout.dt, o, pt_add(a, pt_mul(u, pt_sub(b, a))));
-    } else {
-      /* u1 in (0, 1] keeps the log finite */
-      const double u1 = (double(w0 >> 8) + 1.0lf) * two24, u2 = double(w1 >> 8) * two24;
-      const double z = pt_mul(pt_sqrt(pt_mul(-2.0lf, pt_log(u1))), pt_cos(pt_mul(two_pi, u2)));
-      pt_st_f64(vout.b, vout.dt, o, pt_add(a, pt_mul(b, z)));
-    }
-  }
-}
-`;
 
 /**
  * The f32 tile of T x T outputs (T = 128: 8x8 outputs an invocation, 8-deep K slabs; T = 64:

@@ -97,6 +97,7 @@ typedef ulong pt_u64;
 #define pt_ld_facc pt_ld_df
 #define pt_st_facc pt_st_df
 #define pt_f32_nz(x) pt_nz(x) /* by the bits: Metal flushes subnormals */
+#define pt_mulhi32 mulhi
 #define PT_INOUT(T) thread T &
 #define PT_HI(x) (x).hi /* max, min and their args compare the float part */
 #define PT_FACC_INF pt_df_of(PT_INF_F)

@@ -1,71 +1,20 @@
 /**
- * philox (ELEMENT launch) and matmul (64x64 tiles of C per threadgroup, params.h's
- * dispatch). The CPU versions are random.c and matmul.c, the CUDA ones cuda/random.ts.
+ * philox's normal and matmul (64x64 tiles of C per threadgroup, params.h's dispatch). The
+ * CPU versions are random.c and matmul.c, the CUDA ones templates/random.ts and cuda/random.ts.
  */
 
 import { KERNEL_HEAD } from "./preamble.ts";
 
 /**
- * philox: element i is Philox4x32-10 of counter (lo32(offset+i), hi32(offset+i), 0, 0)
- * and key (seed lo, seed hi), mapped as blocks.h says, so every backend draws the same
- * numbers. The words and u are bit-identical to the CPU's; a + u*(b-a) is taken in df as
- * the CPU takes it in double (exact for [0, 1) and for any bounds that are floats, up to
- * df's 48 bits). normal uses float log, sqrt and cospi where the CPU uses double, so it
- * agrees to float accuracy, not bit for bit. randint is exact (integer bounds arrive exact
- * in ai). The f64 uniform form has no Metal counterpart: there are no f64 tensors.
+ * philox's normal z (templates/random.ts's pt_normal_z): Metal has no double, so Box-Muller
+ * is float math, agreeing with the CPU's double to float accuracy, not bit for bit;
+ * cospi(2 u2) is cos(2 pi u2) without rounding 2 pi. u1 in (0, 1] keeps the log finite.
  */
-export const PHILOX = String.raw`
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-/* In place: ten rounds, the key bumped before each round but the first. */
-inline void pt_philox4x32_10(thread uint &c0, thread uint &c1, thread uint &c2, thread uint &c3, uint k0, uint k1) {
-  for (int r = 0; r < 10; r++) {
-    if (r > 0) { k0 += PHILOX_W0; k1 += PHILOX_W1; }
-    const uint hi0 = mulhi(PHILOX_M0, c0), lo0 = PHILOX_M0 * c0;
-    const uint hi1 = mulhi(PHILOX_M1, c2), lo1 = PHILOX_M1 * c2;
-    c0 = hi1 ^ c1 ^ k0;
-    c2 = hi0 ^ c3 ^ k1;
-    c1 = lo1;
-    c3 = lo0;
-  }
-}
-
-/* philox [dist, seed lo, seed hi, offset, a, b, OUT VIEW (1-D: stride 0 used), n];
- * dist 0 uniform [a, b), 1 normal (mean a, std b), 2 randint [a, b). ELEMENT over n. */
-${KERNEL_HEAD}
-  const int dist = (int)PT_A(0);
-  const uint k0 = (uint)PT_A(1), k1 = (uint)PT_A(2);
-  const ulong offset = (ulong)PT_A(3);
-  const pt_df a = PT_A(4) != 0 ? pt_df_of_long(PT_A(4)) : pt_df_of(PT_F(4));
-  const pt_df b = PT_A(5) != 0 ? pt_df_of_long(PT_A(5)) : pt_df_of(PT_F(5));
-  const pt_df span = pt_df_sub(b, a);
-  const pt_view vout = pt_view_at(p, B, 6);
-  const long n = PT_A(17);
+export const NORMAL_Z = String.raw`
+inline pt_df pt_normal_z(uint m1, uint m2) {
   const float two24 = 5.9604644775390625e-8f; /* 2^-24 */
-  /* randint: bounds are integers within int64, a < b; the range is taken in uint64. */
-  const long lo = dist == 2 ? PT_A(4) : 0;
-  const ulong range = dist == 2 ? (ulong)PT_A(5) - (ulong)lo : 1ul;
-  for (long i = PT_FIRST; i < n; i += PT_STEP) {
-    const ulong c = offset + (ulong)i;
-    uint w0 = (uint)c, w1 = (uint)(c >> 32), w2 = 0u, w3 = 0u;
-    pt_philox4x32_10(w0, w1, w2, w3, k0, k1);
-    const long o = vout.off + i * vout.st[0];
-    if (dist == 2) {
-      const ulong x = (ulong)w1 << 32 | (ulong)w0;
-      if (range != 0ul) pt_st_i(vout.b, vout.dt, o, (long)((ulong)lo + x % range));
-    } else if (dist == 0) {
-      const float u = pt_mul((float)(w0 >> 8), two24); /* exact: 24 random bits times 2^-24 */
-      pt_st_df(vout.b, vout.dt, o, pt_df_add(a, pt_df_mul(pt_df_of(u), span)));
-    } else {
-      /* u1 in (0, 1] keeps the log finite; cospi(2 u2) is cos(2 pi u2) without rounding 2 pi */
-      const float u1 = pt_mul((float)((w0 >> 8) + 1u), two24), u2 = pt_mul((float)(w1 >> 8), two24);
-      const float z = pt_mul(pt_sqrt(pt_mul(-2.0f, log(u1))), cospi(pt_mul(2.0f, u2)));
-      pt_st_df(vout.b, vout.dt, o, pt_df_add(a, pt_df_mul(b, pt_df_of(z))));
-    }
-  }
+  const float u1 = pt_mul((float)(m1 + 1u), two24), u2 = pt_mul((float)m2, two24);
+  return pt_df_of(pt_mul(pt_sqrt(pt_mul(-2.0f, log(u1))), cospi(pt_mul(2.0f, u2))));
 }
 `;
 
