@@ -186,6 +186,7 @@ static unsigned __float_as_uint(float x) { return pt_bits<unsigned>(x); }
 static double __longlong_as_double(long long x) { return pt_bits<double>(x); }
 static long long __double_as_longlong(double x) { return pt_bits<long long>(x); }
 static unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 static float __fadd_rn(float a, float b) { return a + b; }
 static float __fsub_rn(float a, float b) { return a - b; }
 static float __fmul_rn(float a, float b) { return a * b; }

@@ -8,6 +8,7 @@
  * intrinsics, so no compiler flag can contract it into a fused multiply-add.
  */
 import { DOUBLE_FACC } from "../templates/reduce.ts";
+import { VALUE_HELPERS } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** params.h from `#define PT_CUDA_MAX_BUFS` to the error codes, character for character. */
@@ -82,6 +83,9 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define pt_facc_log log
 #define pt_facc_cos cos
 #define PT_FACC_TWO_PI 6.283185307179586476925
+#define pt_as_f32 __uint_as_float
+#define pt_f32_bits __float_as_uint
+#define pt_msb(x) (31 - __clz(x))
 #define PT_INOUT(T) T &
 #define PT_FACC_INF PT_INF
 #define PT_FACC_NINF (-PT_INF)
@@ -109,11 +113,7 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define pt_put_u16(b, i, v) (((pt_u16 *)(b))[i] = pt_u16(v))
 #define pt_put_u8(b, i, v) (((pt_u8 *)(b))[i] = pt_u8(v))
 
-static __device__ __forceinline__ bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
-static __device__ __forceinline__ int pt_dtype_size(int dt) {
-  return dt == PT_F64 || dt == PT_I64 ? 8 : dt == PT_F32 || dt == PT_I32 ? 4 : dt == PT_F16 || dt == PT_BF16 ? 2 : 1;
-}
-
+${VALUE_HELPERS}
 /* Device pointer of buffer index k, chosen with constant indices only. */
 static __device__ __forceinline__ char *pt_buf(const pt_params &p, int k) {
   pt_u64 r = 0;
@@ -176,45 +176,6 @@ static __device__ __forceinline__ double pt_sub(double a, double b) { return __d
 static __device__ __forceinline__ double pt_mul(double a, double b) { return __dmul_rn(a, b); }
 static __device__ __forceinline__ double pt_div(double a, double b) { return __ddiv_rn(a, b); }
 static __device__ __forceinline__ double pt_sqrt(double a) { return __dsqrt_rn(a); }
-
-/* ---- conversions (view.h) ---- */
-static __device__ __forceinline__ float pt_f16_to_f32(pt_u16 h) {
-  pt_u32 sign = (pt_u32)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-  if (exp == 0x1f) bits = sign | 0x7f800000u | (man << 13);
-  else if (exp != 0) bits = sign | ((exp + 112) << 23) | (man << 13);
-  else if (man == 0) bits = sign;
-  else { /* subnormal: normalise */
-    int e = -1;
-    do { man <<= 1; e++; } while (!(man & 0x400));
-    bits = sign | ((pt_u32)(112 - e) << 23) | ((man & 0x3ff) << 13);
-  }
-  return __uint_as_float(bits);
-}
-
-/* Round to nearest even, overflow to inf, NaN stays NaN (quiet). */
-static __device__ __forceinline__ pt_u16 pt_f32_to_f16(float f) {
-  pt_u32 x = __float_as_uint(f);
-  pt_u32 sign = (x >> 16) & 0x8000, ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return (pt_u16)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 | ((ax >> 13) & 0x3ff) : 0));
-  if (ax >= 0x477ff000u) return (pt_u16)(sign | 0x7c00);
-  if (ax < 0x38800000u) { /* subnormal or zero in f16 */
-    if (ax < 0x33000000u) return (pt_u16)sign;
-    pt_u32 e = ax >> 23, m = (ax & 0x7fffff) | 0x800000, shift = 126 - e;
-    pt_u32 r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (r & 1))) r++;
-    return (pt_u16)(sign | r);
-  }
-  pt_u32 r = ((ax - 0x38000000u) >> 13), rem = ax & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++;
-  return (pt_u16)(sign | r);
-}
-
-static __device__ __forceinline__ float pt_bf16_to_f32(pt_u16 h) { return __uint_as_float((pt_u32)h << 16); }
-static __device__ __forceinline__ pt_u16 pt_f32_to_bf16(float f) {
-  pt_u32 x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (pt_u16)((x >> 16) | 0x40); /* quiet NaN */
-  return (pt_u16)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
 
 /* float -> int with NaN -> 0 and saturation. */
 static __device__ __forceinline__ pt_i64 pt_f2i64(double d) {
@@ -314,17 +275,6 @@ static __device__ __forceinline__ pt_i64 pt_offset_of(pt_i64 i, int rank, const 
     }
   }
   return off;
-}
-
-/* An index normalized for a dim of the given size; -1 when it is out of range in mode 0 (error).
- * mode 1 clamps the raw value, mode 2 wraps (Python's %). A zero-size dim has no valid
- * index in any mode. */
-static __device__ __forceinline__ pt_i64 pt_norm_index(pt_i64 v, pt_i64 size, int mode) {
-  if (size <= 0) return -1;
-  if (mode == 0) return v < -size || v >= size ? -1 : v < 0 ? v + size : v;
-  if (mode == 1) return v < 0 ? 0 : v >= size ? size - 1 : v;
-  pt_i64 r = v % size;
-  return r < 0 ? r + size : r;
 }
 `;
 

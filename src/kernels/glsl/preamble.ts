@@ -24,6 +24,7 @@
  * chain, the ordered writes of scatter and index_put) is unrolled.
  */
 import { DOUBLE_FACC } from "../templates/reduce.ts";
+import { VALUE_HELPERS } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** Error codes, as params.h defines them (kernels report through the error block). */
@@ -113,6 +114,9 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
 #define pt_facc_log pt_log
 #define pt_facc_cos pt_cos
 #define PT_FACC_TWO_PI 6.283185307179586476925lf
+#define pt_as_f32 uintBitsToFloat
+#define pt_f32_bits floatBitsToUint
+#define pt_msb(x) findMSB(x)
 #define PT_INOUT(T) inout T
 #define PT_FACC_INF pt_inf()
 #define PT_FACC_NINF (-pt_inf())
@@ -148,11 +152,7 @@ double pt_mul(double a, double b) { precise double r = a * b; return r; }
 double pt_div(double a, double b) { precise double r = a / b; return r; }
 double pt_sqrt(double a) { return sqrt(a); }
 
-bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
-int pt_dtype_size(int dt) {
-  return dt == PT_F64 || dt == PT_I64 ? 8 : dt == PT_F32 || dt == PT_I32 ? 4 : dt == PT_F16 || dt == PT_BF16 ? 2 : 1;
-}
-
+${VALUE_HELPERS}
 /* A VIEW: [buf index, dtype, offset, stride x 8], offsets and strides in elements. */
 struct pt_view {
   uint64_t b;
@@ -190,44 +190,6 @@ void pt_fail(uint code, int64_t d0, int64_t d1, int64_t d2) {
     r.d1 = d1;
     r.d2 = d2;
   }
-}
-
-/* ---- f16 / bf16 (bits in a uint) ---- */
-float pt_f16_to_f32(uint h) {
-  uint sign = (h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-  if (ex == 0x1fu) bits = sign | 0x7f800000u | (man << 13);
-  else if (ex != 0u) bits = sign | ((ex + 112u) << 23) | (man << 13);
-  else if (man == 0u) bits = sign;
-  else { /* subnormal: normalise, shifting the top bit to bit 10 */
-    const int s = 10 - findMSB(man);
-    bits = sign | (uint(113 - s) << 23) | (((man << s) & 0x3ffu) << 13);
-  }
-  return uintBitsToFloat(bits);
-}
-
-/* Round to nearest even, overflow to inf, NaN stays NaN (quiet). */
-uint pt_f32_to_f16(float f) {
-  uint x = floatBitsToUint(f);
-  uint sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0u);
-  if (ax >= 0x477ff000u) return sign | 0x7c00u;
-  if (ax < 0x38800000u) { /* subnormal or zero in f16 */
-    if (ax < 0x33000000u) return sign;
-    uint e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, shift = 126u - e;
-    uint r = m >> shift, rem = m & ((1u << shift) - 1u), hw = 1u << (shift - 1u);
-    if (rem > hw || (rem == hw && (r & 1u) != 0u)) r++;
-    return sign | r;
-  }
-  uint r = (ax - 0x38000000u) >> 13, rem = ax & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u) != 0u)) r++;
-  return sign | r;
-}
-
-float pt_bf16_to_f32(uint h) { return uintBitsToFloat(h << 16); }
-uint pt_f32_to_bf16(float f) {
-  uint x = floatBitsToUint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return ((x >> 16) | 0x40u) & 0xffffu; /* quiet NaN */
-  return ((x + 0x7fffu + ((x >> 16) & 1u)) >> 16) & 0xffffu;
 }
 
 /* float -> int with NaN -> 0 and saturation. */
@@ -339,17 +301,6 @@ int64_t pt_offset_of(int64_t i, int rank, int64_t shape[PT_MAX_RANK], int64_t st
     }
   }
   return off;
-}
-
-/* An index normalized for a dim of the given size; -1 when it is out of range in mode 0
- * (error). Mode 1 clamps the raw value, mode 2 wraps (Python's %). A zero-size dim has no
- * valid index in any mode. Written without signed % (SPIR-V's OpSMod/OpSRem differ). */
-int64_t pt_norm_index(int64_t v, int64_t size, int mode) {
-  if (size <= 0l) return -1l;
-  if (mode == 0) return v < -size || v >= size ? -1l : v < 0l ? v + size : v;
-  if (mode == 1) return v < 0l ? 0l : v >= size ? size - 1l : v;
-  const uint64_t m = uint64_t(v < 0l ? -v : v) % uint64_t(size);
-  return v >= 0l || m == 0ul ? int64_t(m) : size - int64_t(m);
 }
 `;
 

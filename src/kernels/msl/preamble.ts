@@ -15,6 +15,7 @@
  * still permits contracting a*b+c written in one expression (-ffp-contract=on), but never
  * across separate functions' operations.
  */
+import { VALUE_HELPERS } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** params.h from `#define PT_MTL_GROUP` to the error codes, in MSL spelling. */
@@ -98,6 +99,9 @@ typedef ulong pt_u64;
 #define pt_st_facc pt_st_df
 #define pt_f32_nz(x) pt_nz(x) /* by the bits: Metal flushes subnormals */
 #define pt_mulhi32 mulhi
+#define pt_as_f32(u) as_type<float>(u)
+#define pt_f32_bits(f) as_type<uint>(f)
+#define pt_msb(x) (31 - int(clz(x)))
 #define PT_INOUT(T) thread T &
 #define PT_HI(x) (x).hi /* max, min and their args compare the float part */
 #define PT_FACC_INF pt_df_of(PT_INF_F)
@@ -137,10 +141,7 @@ typedef uint pt_u32;
  * subnormals to zero in comparisons. */
 inline bool pt_nz(float x) { return (as_type<uint>(x) & 0x7fffffffu) != 0u; }
 
-inline bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
-inline int pt_dtype_size(int dt) {
-  return dt == PT_F64 || dt == PT_I64 ? 8 : dt == PT_F32 || dt == PT_I32 ? 4 : dt == PT_F16 || dt == PT_BF16 ? 2 : 1;
-}
+${VALUE_HELPERS}
 
 /* A VIEW: [buf index, dtype, offset, stride x 8], offsets and strides in elements. */
 typedef struct {
@@ -199,47 +200,6 @@ inline float pt_sqrt(float a) {
   if (!(a > 1e-30f && a < 1e30f)) return s;
   const float r = fma(-s, s, a);
   return s + r / (s + s);
-}
-
-/* ---- conversions (view.h) ---- */
-inline float pt_f16_to_f32(ushort h) {
-  uint sign = (uint)(h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-  if (ex == 0x1fu) bits = sign | 0x7f800000u | (man << 13);
-  else if (ex != 0u) bits = sign | ((ex + 112u) << 23) | (man << 13);
-  else if (man == 0u) bits = sign;
-  else { /* subnormal: normalise */
-    int e = -1;
-    do { man <<= 1; e++; } while (!(man & 0x400u));
-    bits = sign | ((uint)(112 - e) << 23) | ((man & 0x3ffu) << 13);
-  }
-  return as_type<float>(bits);
-}
-
-/* Round to nearest even, overflow to inf, NaN stays NaN (quiet). */
-inline ushort pt_f32_to_f16(float f) {
-  const uint x = as_type<uint>(f);
-  const uint sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return (ushort)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0u));
-  if (ax >= 0x477ff000u) return (ushort)(sign | 0x7c00u);
-  if (ax < 0x38800000u) { /* subnormal or zero in f16 */
-    if (ax < 0x33000000u) return (ushort)sign;
-    const uint e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, shift = 126u - e;
-    uint r = m >> shift;
-    const uint rem = m & ((1u << shift) - 1u), half_ = 1u << (shift - 1u);
-    if (rem > half_ || (rem == half_ && (r & 1u))) r++;
-    return (ushort)(sign | r);
-  }
-  uint r = (ax - 0x38000000u) >> 13;
-  const uint rem = ax & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++;
-  return (ushort)(sign | r);
-}
-
-inline float pt_bf16_to_f32(ushort h) { return as_type<float>((uint)h << 16); }
-inline ushort pt_f32_to_bf16(float f) {
-  const uint x = as_type<uint>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u); /* quiet NaN */
-  return (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
 /* float -> int with NaN -> 0 and saturation (the CPU's bounds, which are exact floats). */
@@ -349,17 +309,6 @@ inline long pt_offset_of(long i, int rank, const thread long *shape, const threa
     }
   }
   return off;
-}
-
-/* An index normalized for a dim of the given size; -1 when out of range in mode 0 (error).
- * mode 1 clamps the raw value, mode 2 wraps (Python's %). A zero-size dim has no valid
- * index in any mode. */
-inline long pt_norm_index(long v, long size, int mode) {
-  if (size <= 0) return -1;
-  if (mode == 0) return v < -size || v >= size ? -1 : v < 0 ? v + size : v;
-  if (mode == 1) return v < 0 ? 0 : v >= size ? size - 1 : v;
-  const long r = v % size;
-  return r < 0 ? r + size : r;
 }
 `;
 

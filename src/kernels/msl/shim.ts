@@ -41,6 +41,7 @@ template <class T, class U> inline T as_type(U u) {
   return t;
 }
 inline uint mulhi(uint a, uint b) { return (uint)(((unsigned long long)a * b) >> 32); }
+inline uint clz(uint x) { return x == 0 ? 32u : (uint)__builtin_clz(x); }
 inline ulong clz(ulong x) { return x ? (ulong)__builtin_clzl(x) : 64ul; }
 inline float cospi(float x) { return (float)std::cos(3.14159265358979323846 * (double)x); }
 using std::fabs; using std::exp; using std::exp2; using std::log; using std::log2; using std::sin; using std::cos;
