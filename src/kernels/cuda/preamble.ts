@@ -8,7 +8,7 @@
  * intrinsics, so no compiler flag can contract it into a fused multiply-add.
  */
 import { DOUBLE_FACC } from "../templates/reduce.ts";
-import { VALUE_HELPERS } from "../templates/values.ts";
+import { valueHelpers } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** params.h from `#define PT_CUDA_MAX_BUFS` to the error codes, character for character. */
@@ -85,7 +85,6 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define PT_FACC_TWO_PI 6.283185307179586476925
 #define pt_as_f32 __uint_as_float
 #define pt_f32_bits __float_as_uint
-#define pt_msb(x) (31 - __clz(x))
 #define PT_INOUT(T) T &
 #define PT_FACC_INF PT_INF
 #define PT_FACC_NINF (-PT_INF)
@@ -113,7 +112,7 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define pt_put_u16(b, i, v) (((pt_u16 *)(b))[i] = pt_u16(v))
 #define pt_put_u8(b, i, v) (((pt_u8 *)(b))[i] = pt_u8(v))
 
-${VALUE_HELPERS}
+${valueHelpers(false)}
 /* Device pointer of buffer index k, chosen with constant indices only. */
 static __device__ __forceinline__ char *pt_buf(const pt_params &p, int k) {
   pt_u64 r = 0;

@@ -24,7 +24,7 @@
  * chain, the ordered writes of scatter and index_put) is unrolled.
  */
 import { DOUBLE_FACC } from "../templates/reduce.ts";
-import { VALUE_HELPERS } from "../templates/values.ts";
+import { valueHelpers } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** Error codes, as params.h defines them (kernels report through the error block). */
@@ -152,7 +152,7 @@ double pt_mul(double a, double b) { precise double r = a * b; return r; }
 double pt_div(double a, double b) { precise double r = a / b; return r; }
 double pt_sqrt(double a) { return sqrt(a); }
 
-${VALUE_HELPERS}
+${valueHelpers(true)}
 /* A VIEW: [buf index, dtype, offset, stride x 8], offsets and strides in elements. */
 struct pt_view {
   uint64_t b;

@@ -15,7 +15,7 @@
  * still permits contracting a*b+c written in one expression (-ffp-contract=on), but never
  * across separate functions' operations.
  */
-import { VALUE_HELPERS } from "../templates/values.ts";
+import { valueHelpers } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
 
 /** params.h from `#define PT_MTL_GROUP` to the error codes, in MSL spelling. */
@@ -101,7 +101,6 @@ typedef ulong pt_u64;
 #define pt_mulhi32 mulhi
 #define pt_as_f32(u) as_type<float>(u)
 #define pt_f32_bits(f) as_type<uint>(f)
-#define pt_msb(x) (31 - int(clz(x)))
 #define PT_INOUT(T) thread T &
 #define PT_HI(x) (x).hi /* max, min and their args compare the float part */
 #define PT_FACC_INF pt_df_of(PT_INF_F)
@@ -141,7 +140,7 @@ typedef uint pt_u32;
  * subnormals to zero in comparisons. */
 inline bool pt_nz(float x) { return (as_type<uint>(x) & 0x7fffffffu) != 0u; }
 
-${VALUE_HELPERS}
+${valueHelpers(false)}
 
 /* A VIEW: [buf index, dtype, offset, stride x 8], offsets and strides in elements. */
 typedef struct {
