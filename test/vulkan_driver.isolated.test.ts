@@ -209,13 +209,17 @@ const vtest = (name: string, fn: () => void) => testUnless(count > 0 ? null : `n
     ok(native.pt_buffer_release(a), "release");
   });
 
-  vtest("vulkan: bad GLSL gives a compile error with shaderc's words", () => {
+  vtest("vulkan: bad GLSL gives a compile error with shaderc's words; an unknown kind, empty source and a NUL byte are refused", () => {
     const st = program("ew", HEAD + "void main() { undefined_thing(); }");
     assert.equal(st, PT_EINVAL);
     assert.match(lastError(), /does not compile[\s\S]*undefined_thing/);
     assert.equal(program("nope", ADD), PT_EINVAL);
     assert.match(lastError(), /unknown program kind/);
     assert.equal(program("ew", ""), PT_EINVAL);
+    assert.match(lastError(), /vulkan: a ew program needs GLSL compute source \(params\.h\); got none/);
+    assert.equal(program("ew", "\0"), PT_EINVAL, "a lone NUL terminator is empty source too");
+    assert.equal(program("ew", HEAD + "\0void main() {}"), PT_EINVAL);
+    assert.match(lastError(), /vulkan: the ew program's source contains a NUL byte/);
   });
 
   vtest("vulkan: close and reopen in one process", () => {

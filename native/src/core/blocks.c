@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "blocks.h"
 
@@ -403,6 +404,22 @@ int pt_program_kind(const char *name) {
   for (int k = 0; k < PT_K_COUNT; k++)
     if (strcmp(name, kinds[k].name) == 0) return k;
   return -1;
+}
+
+int pt_program_source(const char *tag, const char *kind, const uint8_t *src, size_t srclen, const char *needs, int empty_ok,
+                      int *k, char **text, size_t *len) {
+  *k = pt_program_kind(kind);
+  if (*k < 0)
+    return pt_error(PT_EINVAL, "%s: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
+                    "index_put, index_get, nonzero, masked_select or philox)", tag, kind);
+  if (srclen > 0 && src[srclen - 1] == 0) srclen--; /* renderers may NUL-terminate their text */
+  if (srclen == 0 && *k != empty_ok) return pt_error(PT_EINVAL, "%s: a %s program needs %s; got none", tag, kind, needs);
+  if (srclen > 0 && memchr(src, 0, srclen)) return pt_error(PT_EINVAL, "%s: the %s program's source contains a NUL byte", tag, kind);
+  if (!(*text = malloc(srclen + 1))) return pt_error(PT_EOOM, "%s: out of host memory for a program", tag);
+  if (srclen > 0) memcpy(*text, src, srclen);
+  (*text)[srclen] = 0;
+  *len = srclen;
+  return PT_OK;
 }
 
 const char *pt_program_kind_name(int kind) { return kind >= 0 && kind < PT_K_COUNT ? kinds[kind].name : "?"; }

@@ -136,6 +136,12 @@ int pt_layout_same(const pt_layout *a, const pt_layout *b);
 enum { PT_SHAPE_ELEMENT, PT_SHAPE_ROW, PT_SHAPE_SERIAL };
 
 int pt_program_kind(const char *name); /* PT_K_* or -1 */
+/* A program's source as a renderer sends it, checked for driver `tag` ("vulkan"): its kind's
+ * PT_K_* in *k and a NUL-terminated copy in *text of *len bytes (a trailing NUL dropped; the
+ * caller frees it). Empty source is refused, naming `needs` (what the driver compiles),
+ * unless the kind is empty_ok (CUDA's matmul, which may run on cuBLAS alone; -1: none). */
+int pt_program_source(const char *tag, const char *kind, const uint8_t *src, size_t srclen, const char *needs, int empty_ok,
+                      int *k, char **text, size_t *len);
 const char *pt_program_kind_name(int kind); /* "?" when out of range */
 int pt_program_kind_shape(int kind);
 

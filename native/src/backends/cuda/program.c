@@ -92,23 +92,17 @@ static int load(cuda_ctx *c, cuda_prog *p, const unsigned char *img, CUresult *r
   return PT_OK;
 }
 
-int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **out) {
+int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t srclen, void **out) {
   cuda_ctx *c = ctx;
-  int k = pt_program_kind(kind), st;
-  if (k < 0)
-    return pt_error(PT_EINVAL, GPU_TAG ": unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
-                    "index_put, index_get, nonzero, masked_select or philox)", kind);
-  if (len == 0 && k != PT_K_MATMUL) /* matmul may rely on cuBLAS alone */
-    return pt_error(PT_EINVAL, GPU_TAG ": a %s program needs " GPU_SOURCE " source defining pt_main; got none", kind);
-  if (len > 0 && src[len - 1] == 0) len--; /* renderers may NUL-terminate their text */
-  if (len > 0 && memchr(src, 0, len)) return pt_error(PT_EINVAL, GPU_TAG ": the %s program's source contains a NUL byte", kind);
+  int k, st;
+  char *text;
+  size_t len;
+  if ((st = pt_program_source(GPU_TAG, kind, src, srclen, GPU_SOURCE " source defining pt_main", PT_K_MATMUL, &k, &text, &len)) != PT_OK)
+    return st;
   cuda_prog *p = calloc(1, sizeof *p);
-  char *text = malloc(len + 1);
   cuda_build b;
-  if (!p || !text) { free(p); free(text); return pt_error(PT_EOOM, GPU_TAG ": out of host memory for a program"); }
+  if (!p) { free(text); return pt_error(PT_EOOM, GPU_TAG ": out of host memory for a program"); }
   p->kind = k;
-  if (len > 0) memcpy(text, src, len);
-  text[len] = 0;
   /* the renderers' only ways to write the word (cuda/preamble.ts): a direct call, or the templates' macro */
   p->reports = strstr(text, "pt_fail(p.err") != NULL || strstr(text, "PT_FAIL(PT_KERR_") != NULL;
   if (len == 0) { free(text); *out = p; return PT_OK; }

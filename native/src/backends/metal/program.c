@@ -145,21 +145,16 @@ void mtl_cache_clear(mtl_ctx *c) {
   c->copy_pso = NULL;
 }
 
-int mtl_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **out) {
+int mtl_program_create(void *ctx, const char *kind, const uint8_t *src, size_t srclen, void **out) {
   mtl_ctx *c = ctx;
-  int k = pt_program_kind(kind), st;
-  if (k < 0)
-    return pt_error(PT_EINVAL, "metal: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
-                    "index_put, index_get, nonzero, masked_select or philox)", kind);
-  if (len > 0 && src[len - 1] == 0) len--; /* renderers may NUL-terminate their text */
-  if (len == 0) return pt_error(PT_EINVAL, "metal: a %s program needs MSL source defining pt_main (params.h); got none", kind);
-  if (memchr(src, 0, len)) return pt_error(PT_EINVAL, "metal: the %s program's source contains a NUL byte", kind);
-  if ((st = mtl_enter(c)) != PT_OK) return st;
+  int k, st;
+  char *text;
+  size_t len;
+  if ((st = pt_program_source("metal", kind, src, srclen, "MSL source defining pt_main (params.h)", -1, &k, &text, &len)) != PT_OK)
+    return st;
+  if ((st = mtl_enter(c)) != PT_OK) { free(text); return st; }
   mtl_prog *p = calloc(1, sizeof *p);
-  char *text = malloc(len + 1);
-  if (!p || !text) { free(p); free(text); return pt_error(PT_EOOM, "metal: out of host memory for a program"); }
-  memcpy(text, src, len);
-  text[len] = 0;
+  if (!p) { free(text); return pt_error(PT_EOOM, "metal: out of host memory for a program"); }
   p->kind = k;
   uint64_t key = pt_cache_hash(PT_CACHE_SEED, text, len);
   void *pool = mtl_pool();

@@ -108,22 +108,16 @@ static int make_pipeline(vk_ctx *c, vk_prog *p, const unsigned char *spv, size_t
   return PT_OK;
 }
 
-int vk_program_create(void *ctx, const char *kind, const uint8_t *src, size_t len, void **out) {
+int vk_program_create(void *ctx, const char *kind, const uint8_t *src, size_t srclen, void **out) {
   vk_ctx *c = ctx;
-  int k = pt_program_kind(kind), st;
-  if (k < 0)
-    return pt_error(PT_EINVAL, "vulkan: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
-                    "index_put, index_get, nonzero, masked_select or philox)", kind);
-  if (len > 0 && src[len - 1] == 0) len--; /* renderers may NUL-terminate their text */
-  if (len == 0) return pt_error(PT_EINVAL, "vulkan: a %s program needs GLSL compute source (params.h); got none", kind);
-  if (memchr(src, 0, len)) return pt_error(PT_EINVAL, "vulkan: the %s program's source contains a NUL byte", kind);
-  if ((st = vk_enter(c)) != PT_OK) return st;
+  int k, st;
+  char *text, sg[16];
+  size_t len;
+  if ((st = pt_program_source("vulkan", kind, src, srclen, "GLSL compute source (params.h)", -1, &k, &text, &len)) != PT_OK) return st;
+  if ((st = vk_enter(c)) != PT_OK) { free(text); return st; }
   vk_prog *p = calloc(1, sizeof *p);
-  char *text = malloc(len + 1), sg[16];
-  if (!p || !text) { free(p); free(text); return pt_error(PT_EOOM, "vulkan: out of host memory for a program"); }
+  if (!p) { free(text); return pt_error(PT_EOOM, "vulkan: out of host memory for a program"); }
   p->kind = k;
-  memcpy(text, src, len);
-  text[len] = 0;
   snprintf(sg, sizeof sg, "%u", c->ph->subgroup ? c->ph->subgroup : 1);
   int denorm = c->ph->denorm32;
   /* libshaderc's SPIR-V version, or 0 for the command-line fallback. */
