@@ -2,10 +2,12 @@
  * Running CUDA C on the CPU for the tests: g++ compiles a unit against tools/cuda_emu (a
  * block is 256 fibers on one thread with real barriers, warps in a random order) and runs it.
  */
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { assert } from "./harness.ts";
+import { cudaTemplateSource } from "../src/kernels/cuda.ts";
 
 /** Whether g++ runs here. */
 export function hasGxx(): boolean {
@@ -26,4 +28,113 @@ export function runEmulated(dir: string, name: string, source: string): string[]
   const run = spawnSync(exe, [], { encoding: "utf8", maxBuffer: 1 << 26 });
   assert.equal(run.status, 0, `the emulation exited with ${run.status}:\n${(run.stderr ?? "").slice(0, 2000)}`);
   return run.stdout.trim().split("\n");
+}
+
+/** dtype codes (blocks.h) of the element types these runs use, their sizes, and two kernel error codes. */
+export const F32 = 0, F64 = 1, I32 = 4, I64 = 5, U8 = 6;
+const SIZE: Record<number, number> = { [F32]: 4, [F64]: 8, [I32]: 4, [I64]: 8, [U8]: 1 };
+export const KERR_INDEX = 1, KERR_COUNT = 4;
+
+/** A VIEW's slots: buffer index, dtype, offset, eight strides. */
+export const view = (buf: number, dt: number, offset: number, strides: readonly number[]) => [buf, dt, offset, ...pad8(strides, 0)];
+/** xs padded to eight slots with fill. */
+export const pad8 = (xs: readonly number[], fill: number) => Array.from({ length: 8 }, (_, d) => xs[d] ?? fill);
+
+/** Values as a buffer of dtype dt. */
+export function bytes(dt: number, values: readonly number[]): Uint8Array {
+  const b = new Uint8Array(values.length * SIZE[dt]), v = new DataView(b.buffer);
+  values.forEach((x, i) => {
+    if (dt === F32) v.setFloat32(4 * i, x, true);
+    else if (dt === F64) v.setFloat64(8 * i, x, true);
+    else if (dt === I32) v.setInt32(4 * i, x, true);
+    else if (dt === I64) v.setBigInt64(8 * i, BigInt(x), true);
+    else v.setUint8(i, x);
+  });
+  return b;
+}
+/** A buffer of dtype dt as values. */
+export function values(dt: number, b: Uint8Array): number[] {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength), n = b.length / SIZE[dt];
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      dt === F32
+        ? v.getFloat32(4 * i, true)
+        : dt === F64
+        ? v.getFloat64(8 * i, true)
+        : dt === I32
+        ? v.getInt32(4 * i, true)
+        : dt === I64
+        ? Number(v.getBigInt64(8 * i, true))
+        : v.getUint8(i),
+  );
+}
+
+/** One launch: a template, its block, its buffers (the last one's bytes come back), the grid. */
+export interface Launch {
+  name: string;
+  template: string;
+  slots: number[];
+  buffers: { dt: number; values: number[] }[];
+  grid: number;
+}
+/** What a launch left: the error word and details, and the last buffer's values. */
+export interface Result {
+  err: number[];
+  out: number[];
+}
+
+/** Runs the launches in one C++ unit under the emulator. */
+export function emulate(launches: Launch[]): Result[] {
+  const dir = mkdtempSync(join(tmpdir(), "pt-cuda-emu-"));
+  try {
+    const templates = [...new Set(launches.map((l) => l.template))];
+    const unit = ["#define PT_NOINLINE __attribute__((noinline))", '#include "shim.h"'];
+    for (const t of templates) unit.push(`namespace t_${t} {\n#define pt_main pt_main_${t}\n${cudaTemplateSource(t)}\n#undef pt_main\n}`);
+    unit.push(String.raw`#include "run.h"
+#include <vector>
+static void *load(const char *path, long n) {
+  FILE *f = fopen(path, "rb");
+  char *b = (char *)calloc(1, n + 64);
+  if (n > 0 && (!f || fread(b, 1, n, f) != (size_t)n)) { fprintf(stderr, "cannot read %s\n", path); exit(3); }
+  if (f) fclose(f);
+  return b;
+}
+template <class P> static void fill(P &p, std::vector<double> a, std::vector<void *> bufs, long long *err) {
+  memset(&p, 0, sizeof p);
+  for (size_t i = 0; i < a.size(); i++) p.a[i] = a[i];
+  for (size_t i = 0; i < bufs.size(); i++) p.buf[i] = (unsigned long long)bufs[i];
+  p.nargs = (int)a.size(), p.nbuf = (int)bufs.size(), p.err = (unsigned long long)err;
+}
+static void dump(int k, long long *err, const char *b, long n) {
+  printf("%d %lld %lld %lld %lld ", k, err[0], err[1], err[2], err[3]);
+  for (long i = 0; i < n; i++) printf("%02x", (unsigned char)b[i]);
+  printf("\n");
+}
+int main() {`);
+    launches.forEach((l, k) => {
+      const names = l.buffers.map((b, i) => {
+        const file = join(dir, `b${k}_${i}.bin`), data = bytes(b.dt, b.values);
+        writeFileSync(file, data);
+        return { file, n: data.length };
+      });
+      const last = names[names.length - 1];
+      unit.push(`  { /* ${l.name} */
+    std::vector<void *> bufs = {${names.map((b) => `load("${b.file}", ${b.n})`).join(", ")}};
+    long long err[4] = {0, 0, 0, 0};
+    t_${l.template}::pt_params p; fill(p, {${l.slots}}, bufs, err); emu_launch(t_${l.template}::pt_main_${l.template}, p, ${l.grid});
+    dump(${k}, err, (const char *)bufs.back(), ${last.n});
+  }`);
+    });
+    unit.push("  return 0;\n}");
+    const lines = runEmulated(dir, "launches", unit.join("\n"));
+    assert.equal(lines.length, launches.length, lines.slice(0, 20).join("\n"));
+    return lines.map((line, k) => {
+      const [, e0, e1, e2, e3, hex] = line.split(" ");
+      const raw = new Uint8Array((hex ?? "").length / 2).map((_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
+      return { err: [e0, e1, e2, e3].map(Number), out: values(launches[k].buffers[launches[k].buffers.length - 1].dt, raw) };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
