@@ -21,13 +21,10 @@
 /* ---- failures ------------------------------------------------------------------------ */
 
 void mtl_poison(mtl_ctx *c, id cb) {
-  char why[sizeof c->dead_msg - 64];
+  char why[sizeof c->dead.msg - 64];
   mtl_error_text(MSG0(id)(cb, S.error), why, sizeof why);
   pt_mutex_lock(&c->lock);
-  if (!atomic_load(&c->dead)) {
-    snprintf(c->dead_msg, sizeof c->dead_msg, "a command buffer failed: %s", why);
-    atomic_store(&c->dead, 1);
-  }
+  pt_sticky_set(&c->dead, 1, "a command buffer failed: %s", why); /* the first cause is kept */
   for (int i = 0; i < c->nqueues; i++) {
     mtl_queue *q = c->queues[i];
     pt_mutex_lock(&q->lock);

@@ -76,11 +76,8 @@ static int mtl_has(int index, const char *cap) {
 /* ---- context lifetime -------------------------------------------------------------------- */
 
 int mtl_enter(mtl_ctx *c) {
-  if (!atomic_load(&c->dead)) return PT_OK;
-  char msg[sizeof c->dead_msg];
-  pt_mutex_lock(&c->lock);
-  memcpy(msg, c->dead_msg, sizeof msg);
-  pt_mutex_unlock(&c->lock);
+  char msg[sizeof c->dead.msg];
+  if (!pt_sticky_cause(&c->dead, msg, sizeof msg)) return PT_OK;
   return pt_error(PT_EDRIVER, "metal: device %d failed earlier (%s); close the device (pt_device_close) and open it "
                   "again", c->index, msg);
 }
@@ -108,7 +105,7 @@ static int mtl_activate(int index, void **out) {
   if (!(c = calloc(1, sizeof *c))) { st = pt_error(PT_EOOM, "metal: out of host memory for a context"); goto done; }
   c->lock = (pt_mutex)PT_MUTEX_INIT;
   c->errlock = (pt_mutex)PT_MUTEX_INIT;
-  atomic_init(&c->dead, 0);
+  pt_sticky_init(&c->dead);
   atomic_init(&c->xwaits, 0);
   c->index = index;
   c->dev = MSG0(id)(d, S.retain);

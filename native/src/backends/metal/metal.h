@@ -34,6 +34,7 @@
 #include "sync.h"
 #include "blocks.h"
 #include "params.h"
+#include "gpu.h"
 
 /* ---- the Objective-C runtime, as plain C ---------------------------------------------- */
 
@@ -135,10 +136,9 @@ typedef struct {
   id dev;              /* retained */
   id errblk;           /* shared MTLBuffer holding one pt_mtl_error */
   id dummy;            /* bound at unused buffer indices */
-  atomic_int dead;     /* 1 once a command buffer failed: sticky until close */
+  pt_sticky dead;      /* 1 once a command buffer failed, and why: sticky until close */
   atomic_int xwaits;   /* device waits across queues were recorded: host waits poll */
   pt_mutex lock;       /* guards the fields below */
-  char dead_msg[480];
   mtl_queue **queues;
   int nqueues, capqueues;
   mtl_cached *cache;   /* compiled pipelines by source */

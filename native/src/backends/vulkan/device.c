@@ -19,18 +19,13 @@
 #include "vkdrv.h"
 #include "program_cache.h"
 
-static int vk_lost(void *ctx) { return atomic_load(&((vk_ctx *)ctx)->dead) != 0; }
+static int vk_lost(void *ctx) { return pt_sticky_code(&((vk_ctx *)ctx)->dead) != 0; }
 
 int vk_fail(vk_ctx *c, const char *fn, VkResult r) {
   const char *name = vk_result_name(r);
   if (c && (r == VK_ERROR_DEVICE_LOST || r == VK_ERROR_UNKNOWN || strncmp(fn, "vkQueueSubmit", 13) == 0 ||
             strcmp(fn, "vkEndCommandBuffer") == 0)) {
-    pt_mutex_lock(&c->dead_lock);
-    if (!atomic_load(&c->dead)) {
-      snprintf(c->dead_msg, sizeof c->dead_msg, "%s failed: %s (%d)", fn, name, r);
-      atomic_store(&c->dead, r ? r : -1);
-    }
-    pt_mutex_unlock(&c->dead_lock);
+    pt_sticky_set(&c->dead, r ? r : -1, "%s failed: %s (%d)", fn, name, r); /* the first cause is kept */
     return pt_error(PT_ELOST, "vulkan: %s failed: %s (%d); device %d (%s) is lost: close it (pt_device_close) and open "
                     "it again", fn, name, r, c->index, c->ph->name);
   }
@@ -40,11 +35,8 @@ int vk_fail(vk_ctx *c, const char *fn, VkResult r) {
 }
 
 int vk_enter(vk_ctx *c) {
-  if (!atomic_load(&c->dead)) return PT_OK;
-  char msg[sizeof c->dead_msg];
-  pt_mutex_lock(&c->dead_lock);
-  memcpy(msg, c->dead_msg, sizeof msg);
-  pt_mutex_unlock(&c->dead_lock);
+  char msg[sizeof c->dead.msg];
+  if (!pt_sticky_cause(&c->dead, msg, sizeof msg)) return PT_OK;
   return pt_error(PT_ELOST, "vulkan: device %d (%s) was lost earlier (%s); close the device (pt_device_close) and open "
                   "it again", c->index, c->ph->name, msg);
 }
@@ -113,7 +105,7 @@ static void release(vk_ctx *c) {
     if (c->pcache) {
       size_t n = 0;
       unsigned char *data = NULL;
-      if (!atomic_load(&c->dead) && c->d.vkGetPipelineCacheData(c->dev, c->pcache, &n, NULL) == VK_SUCCESS && n > 0 &&
+      if (!pt_sticky_code(&c->dead) && c->d.vkGetPipelineCacheData(c->dev, c->pcache, &n, NULL) == VK_SUCCESS && n > 0 &&
           (data = malloc(n)) && c->d.vkGetPipelineCacheData(c->dev, c->pcache, &n, data) == VK_SUCCESS)
         pt_cache_disk_put(c->pcache_key, ".vkpc", data, n);
       free(data);
@@ -178,8 +170,7 @@ static int vk_activate(int index, void **out) {
   vk_ctx *c = calloc(1, sizeof *c);
   if (!c) return pt_error(PT_EOOM, "vulkan: out of host memory for a context");
   c->lock = (pt_mutex)PT_MUTEX_INIT;
-  c->dead_lock = (pt_mutex)PT_MUTEX_INIT;
-  atomic_init(&c->dead, 0);
+  pt_sticky_init(&c->dead);
   c->index = index;
   c->ph = p;
   int st = make_device(c);

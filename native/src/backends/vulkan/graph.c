@@ -175,7 +175,7 @@ int vk_graph_launch(void *ctx, void *queue, void *graph) {
 void vk_graph_free(void *ctx, void *graph) {
   vk_ctx *c = ctx;
   vk_graph *g = graph;
-  if (atomic_load(&c->dead)) c->d.vkDeviceWaitIdle(c->dev);
+  if (pt_sticky_code(&c->dead)) c->d.vkDeviceWaitIdle(c->dev);
   else
     for (int i = 0; i < g->nsub; i++) vkq_wait(c, g->subs[i].q, g->subs[i].value); /* no replay may be pending */
   pt_mutex_lock(&c->lock);

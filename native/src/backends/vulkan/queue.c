@@ -209,7 +209,7 @@ int vkq_submit(vk_ctx *c, vk_queue *q) {
 }
 
 int vk_drain(vk_ctx *c) {
-  if (atomic_load(&c->dead)) return PT_OK;
+  if (pt_sticky_code(&c->dead)) return PT_OK;
   int n = 0, st = PT_OK;
   pt_mutex_lock(&c->lock);
   for (vk_queue *q = c->queues; q; q = q->next) n++;
@@ -334,7 +334,7 @@ void vk_queue_free(void *ctx, void *queue) {
     if (*p == q) { *p = q->next; break; }
   q->freed = 1;
   pt_mutex_unlock(&c->lock);
-  if (!atomic_load(&c->dead)) vkq_wait(c, q, v); /* its command buffers must be done before the pool goes */
+  if (!pt_sticky_code(&c->dead)) vkq_wait(c, q, v); /* its command buffers must be done before the pool goes */
   else c->d.vkDeviceWaitIdle(c->dev);
   pt_mutex_lock(&c->lock);
   vkq_reap(c, q);

@@ -23,6 +23,7 @@
 #include "sync.h"
 #include "ring.h"
 #include "blocks.h"
+#include "gpu.h"
 #include "vk.h"
 #include "params.h"
 
@@ -133,10 +134,8 @@ struct vk_ctx {
   VkQueryPool qpool;
   uint8_t qused[VK_QUERIES];
   vk_queue *queues;
-  atomic_int dead; /* the VkResult that lost the context; 0 while healthy */
+  pt_sticky dead;  /* the VkResult that lost the context and its cause; 0 while healthy */
   pt_mutex lock;   /* guards everything mutable here and in the queues */
-  pt_mutex dead_lock; /* guards dead_msg only, so vk_fail() may run under lock */
-  char dead_msg[400];
   uint32_t kinds_since;
   int launched;
   pt_outcome launch_fail; /* a launch that failed to record from a ring; the next wait reports it */
