@@ -136,10 +136,10 @@ int pt_layout_same(const pt_layout *a, const pt_layout *b);
 enum { PT_SHAPE_ELEMENT, PT_SHAPE_ROW, PT_SHAPE_SERIAL };
 
 int pt_program_kind(const char *name); /* PT_K_* or -1 */
-/* A program's source as a renderer sends it, checked for driver `tag` ("vulkan"): its kind's
+/* A program's source as a renderer sends it, checked for the driver named `tag`: its kind's
  * PT_K_* in *k and a NUL-terminated copy in *text of *len bytes (a trailing NUL dropped; the
  * caller frees it). Empty source is refused, naming `needs` (what the driver compiles),
- * unless the kind is empty_ok (CUDA's matmul, which may run on cuBLAS alone; -1: none). */
+ * unless the kind is empty_ok (a kind the driver can run from a vendor library alone; -1: none). */
 int pt_program_source(const char *tag, const char *kind, const uint8_t *src, size_t srclen, const char *needs, int empty_ok,
                       int *k, char **text, size_t *len);
 const char *pt_program_kind_name(int kind); /* "?" when out of range */
@@ -148,7 +148,7 @@ int pt_program_kind_shape(int kind);
 /* Codes a GPU kernel writes into its driver's error block (every backend's params.h uses
  * these; 0 = none), and the text a driver reports for one at the next synchronisation:
  * PT_EKERNEL naming the kinds launched since the last report that can write the code,
- * then `where` (e.g. "vulkan (NVIDIA H200)", or NULL), then the details d[0..2]. */
+ * then `where` (the driver and device names, or NULL), then the details d[0..2]. */
 #ifndef PT_KERR_INDEX
 #define PT_KERR_INDEX 1   /* details: index value, axis, axis size */
 #define PT_KERR_INT_DIV 2 /* details: element, 0 division / 1 modulo */

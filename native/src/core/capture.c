@@ -4,8 +4,8 @@
  * Ownership and ordering. A graph pins (one reference each, without an owner share) every
  * buffer and program its work touched, so memory the step freed while it was recorded
  * never returns to the allocator's cache: replays find the same buffers, and nothing else
- * is handed their memory, until pt_graph_free. A driver with a capture of its own (CUDA
- * graphs, pre-recorded command buffers) records the work it is given and replays it
+ * is handed their memory, until pt_graph_free. A driver with a capture of its own (a vendor
+ * graph API, pre-recorded command buffers) records the work it is given and replays it
  * itself; for the others this file keeps the list of launches and copies, which a replay
  * hands to the driver one by one with the block as recorded. While a queue captures, host
  * reads, writes and waits on its device are errors: they would read values that do not

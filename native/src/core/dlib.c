@@ -19,7 +19,7 @@ static pt_mutex lib_lock = PT_MUTEX_INIT;
 void *pt_lib_open(const char *name, int global, char *why, size_t cap) {
 #ifdef _WIN32
   (void)global;
-  /* An absolute path loads its dependencies (cublasLt, nvrtc-builtins) from its own folder. */
+  /* An absolute path loads its dependencies (a vendor library's siblings) from its own folder. */
   HMODULE h = strchr(name, '\\') || strchr(name, '/') ? LoadLibraryExA(name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)
                                                       : LoadLibraryA(name);
   if (!h && why) snprintf(why, cap, "LoadLibrary error %lu", (unsigned long)GetLastError());
