@@ -94,6 +94,8 @@ test("every handle-taking function rejects seeded random handles with PT_EHANDLE
     ["pt_launch(program)", (h) => native.pt_launch(queue, h, block, block.length)],
     ["pt_queue_wait_fence(queue)", (h) => native.pt_queue_wait_fence(h, fence)],
     ["pt_queue_wait_fence(fence)", (h) => native.pt_queue_wait_fence(queue, h)],
+    ["pt_queue_wait_buffer(queue)", (h) => native.pt_queue_wait_buffer(h, buf)],
+    ["pt_queue_wait_buffer(buffer)", (h) => native.pt_queue_wait_buffer(queue, h)],
     ["pt_fence_elapsed_ms(start)", (h) => native.pt_fence_elapsed_ms(h, fence)],
     ["pt_fence_elapsed_ms(end)", (h) => native.pt_fence_elapsed_ms(fence, h)],
   ];

@@ -55,7 +55,9 @@ enum pt_device_field { /* pt_device_info() fills a double[PT_INFO_COUNT] */
 
 enum pt_mem_field { /* pt_memory_stats() fills a double[PT_MEM_COUNT] */
   PT_MEM_IN_USE = 0, PT_MEM_CACHED = 1, PT_MEM_PEAK = 2, PT_MEM_ALLOCS = 3,
-  PT_MEM_FREES = 4, PT_MEM_CACHE_HITS = 5, PT_MEM_DRIVER_ALLOCS = 6, PT_MEM_COUNT = 7
+  PT_MEM_FREES = 4, PT_MEM_CACHE_HITS = 5, PT_MEM_DRIVER_ALLOCS = 6,
+  PT_MEM_QUEUE_WAITS = 7, /* device-side waits inserted because a buffer moved to another queue */
+  PT_MEM_COUNT = 8
 };
 
 PT_API int32_t pt_abi_version(void);
@@ -116,6 +118,9 @@ PT_API int32_t pt_launch(int32_t queue, int32_t program, const double *args, int
 PT_API int32_t pt_queue_create(int32_t device);
 PT_API int32_t pt_queue_free(int32_t queue);
 PT_API int32_t pt_queue_wait_fence(int32_t queue, int32_t fence); /* on the device, not the host */
+/* Orders the queue after the last other queue that used the buffer (on the device, as a launch
+ * using it would be), so a fence recorded next passes only once the buffer's writes are done. */
+PT_API int32_t pt_queue_wait_buffer(int32_t queue, int32_t buffer);
 /* Submits work a batching device has recorded but not submitted; never waits. Devices with
  * capability "batched_submit" need it at the end of a task, so the GPU never idles while
  * the script does something else; elsewhere it does nothing. Syncs and reads flush too. */

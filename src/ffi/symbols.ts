@@ -51,6 +51,7 @@ export const symbols = {
   pt_queue_flush: fn(["i32"], "i32"),
   pt_queue_free: fn(["i32"], "i32"),
   pt_queue_wait_fence: fn(["i32", "i32"], "i32"),
+  pt_queue_wait_buffer: fn(["i32", "i32"], "i32"),
   pt_fence_record: fn(["i32"], "i32"),
   pt_fence_query: fn(["i32"], "i32"),
   pt_fence_wait: fn(["i32"], "i32"),

@@ -8,7 +8,7 @@ import { ArgBlock, type ViewRef } from "./block.ts";
 import { encodeBytecode, type Expr, exprKey, sameExpr } from "./ir.ts";
 import { type OpName, TensorError, underOp, withOp } from "../base/errors.ts";
 import { DTYPES } from "../base/dtype.ts";
-import { orderLaunch, queuedOn, queueFailure, queueFor, scoped, tracking } from "../runtime/queue.ts";
+import { queuedOn, queueFailure, queueFor, scoped } from "../runtime/queue.ts";
 
 /** A renderer turns IR into a program of the device's kernel language. */
 export interface Renderer {
@@ -84,12 +84,11 @@ export function rendererFor(device: Device): Renderer {
 
 function launch(device: Device, program: number, block: ArgBlock, op: OpName): void {
   const args = block.finish();
-  // Outside withQueue with only default queues (the common case) this is one load and two checks more than a bare launch.
+  // Outside withQueue (the common case) this is one load and two checks more than a bare launch; the core orders buffers across queues.
   const q = scoped === null ? device.queue : queueFor(device);
   if (device.capturing !== 0 && q !== device.capturing) {
     throw new TensorError(op, `${device.id} is capturing a step on another queue; work inside a step must stay on its queue`);
   }
-  if (tracking) orderLaunch(q, args, op);
   const st = native.pt_launch(q, program, args, args.length);
   if (st < 0) queueFailure(q, st, op);
   if (scoped === null) device.queued();

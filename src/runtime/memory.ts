@@ -18,9 +18,11 @@ export interface MemoryStats {
   cacheHits: number;
   /** Allocations that went to the driver: allocations = cacheHits + driverAllocations. */
   driverAllocations: number;
+  /** Device-side waits inserted because a buffer moved from one queue to another (none while one queue does all the work). */
+  queueWaits: number;
 }
 
-const fields = new Float64Array(7);
+const fields = new Float64Array(8);
 
 /**
  * The memory statistics of a device (the default device if none is named), like `torch.cuda.memory_stats`:
@@ -42,6 +44,7 @@ export function memoryStats(d?: string | Device): MemoryStats {
     frees: fields[4],
     cacheHits: fields[5],
     driverAllocations: fields[6],
+    queueWaits: fields[7],
   };
 }
 

@@ -133,7 +133,7 @@ let collectThreshold = envBytes("PT_COLLECT_BYTES", 64 * 2 ** 20);
 let sinceCheck = 0;
 /** Each device's memory in use after its last collection (or its lowest since). */
 const baseline = new Map<Device, number>();
-const statFields = new Float64Array(7);
+const statFields = new Float64Array(8);
 
 function envBytes(name: string, fallback: number): number {
   const v = runtime.env(name);

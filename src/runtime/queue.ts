@@ -8,15 +8,12 @@
  * the thread, and its outcome is sticky: once passed it stays passed, and once failed it
  * reports the same error however often it is asked, even after later errors or a close.
  *
- * Ownership and ordering. Work on one queue runs in launch order. Across queues, a buffer
- * remembers the queue that last used it (read or wrote it: a write after another queue's
- * read must wait too); using it on another queue records a fence on that queue and makes
- * the new queue wait for it on the device (pt_queue_wait_fence), never on the host. That
- * bookkeeping is off while a process has no queue but the defaults (`tracking` is false),
- * so the single-queue launch path costs what it did without it. A queue made when tracking
- * starts first waits for its device's default queue, whose earlier work was not tracked.
- * The wait fences are freed right after pt_queue_wait_fence: drivers keep what the wait
- * needs (a CUDA event may be destroyed once the wait is enqueued).
+ * Ownership and ordering. Work on one queue runs in launch order. Across queues the native
+ * core orders every buffer (core.h, block reuse across queues): each buffer's memory carries
+ * the queue that last used it, and work on another queue that uses it first waits for that
+ * queue on the device, never on the host. Nothing here keeps ordering state; a host wait on a
+ * buffer's writes (whenWritten) asks the core to order its queue after the buffer first
+ * (pt_queue_wait_buffer).
  *
  * Failures. A kernel failure is reported at its queue position: by the launch itself where
  * launches run at once, else by the next host wait on the device. A Completion covers the
@@ -40,12 +37,6 @@ interface Frame {
 }
 /** The innermost withQueue scope, or null (every launch goes to its device's default queue). */
 export let scoped: Frame | null = null;
-/** True while any queue other than the defaults exists: launches then keep buffer-to-queue ordering. */
-export let tracking = false;
-
-/** Native queue handle that last used each buffer handle (only while tracking). */
-const lastQueue = new Map<number, number>();
-let pruneAt = 4096;
 /** User queues alive, by native handle. */
 const liveQueues = new Map<number, Queue>();
 /** Failures reported at launch on each native queue, for its next Completion (the first one wins). */
@@ -60,75 +51,6 @@ export function queueFor(d: Device): number {
 function scopeQueue(d: Device): Queue | null {
   for (let s = scoped; s !== null; s = s.outer) if (s.queue.device === d) return s.queue;
   return null;
-}
-
-/**
- * Orders a launch on native queue `q` after the last queue that used each of its buffers.
- * `args` is a finished argument block: [nbuf, buffer handles..., ...]. Only called while
- * tracking; one fence per distinct other queue.
- */
-export function orderLaunch(q: number, args: ArrayLike<number>, op: OpName): void {
-  const nb = args[0];
-  let waited1 = 0, waited2 = 0; // queues this launch already waits for (the common cases: one or two)
-  for (let i = 1; i <= nb; i++) {
-    const buf = args[i];
-    const last = lastQueue.get(buf);
-    if (last !== undefined && last !== q && last !== waited1 && last !== waited2) {
-      waitOn(q, last, op);
-      if (waited1 === 0) waited1 = last;
-      else waited2 = last;
-    }
-    lastQueue.set(buf, q);
-  }
-  if (lastQueue.size > pruneAt) prune();
-}
-
-/** The queue for a host transfer of `buf` on `d` (upload or readback), ordered after buf's last queue. */
-export function hostQueue(d: Device, buf: number, op: string): number {
-  const q = queueFor(d);
-  if (tracking) {
-    const last = lastQueue.get(buf);
-    if (last !== undefined && last !== q) waitOn(q, last, op);
-    lastQueue.set(buf, q);
-  }
-  return q;
-}
-
-let crossQueueWaits = 0;
-
-/** @internal For tests: device-side waits inserted so far, buffers tracked now, whether tracking is on. */
-export function orderingStats(): { waits: number; tracked: number; tracking: boolean } {
-  return { waits: crossQueueWaits, tracked: lastQueue.size, tracking };
-}
-
-/** Makes native queue q wait on the device for everything queued so far on `other`. */
-function waitOn(q: number, other: number, op: OpName): void {
-  crossQueueWaits++;
-  native.pt_queue_flush(other); // a batching device submits the producer before the consumer waits on it
-  const f = native.pt_fence_record(other);
-  if (f < 0) {
-    // The other queue is gone: freed after its work was ordered before the default queue
-    // (Queue.dispose), or closed with its device, which finished everything first.
-    if (f === PT_EHANDLE) return forgetQueue(other);
-    check(f, op);
-  }
-  const st = native.pt_queue_wait_fence(q, f);
-  native.pt_fence_free(f);
-  check(st, op);
-}
-
-function forgetQueue(q: number, replacement?: number): void {
-  for (const [buf, last] of lastQueue) {
-    if (last !== q) continue;
-    if (replacement === undefined) lastQueue.delete(buf);
-    else lastQueue.set(buf, replacement);
-  }
-}
-
-/** Drops entries of buffers that no longer exist (their handles are never reused). */
-function prune(): void {
-  for (const buf of lastQueue.keys()) if (native.pt_buffer_size(buf) < 0) lastQueue.delete(buf);
-  pruneAt = Math.max(4096, lastQueue.size * 2);
 }
 
 /**
@@ -160,7 +82,8 @@ function sleep(ms: number): Promise<void> {
  * launch-time failure from the queue: those were reported by their ops.
  */
 export async function whenWritten(d: Device, buf: number, op: string): Promise<void> {
-  const q = hostQueue(d, buf, op);
+  const q = queueFor(d);
+  check(native.pt_queue_wait_buffer(q, buf), op);
   native.pt_queue_flush(q);
   const f = check(native.pt_fence_record(q), op);
   const epoch = d.epoch;
@@ -422,21 +345,8 @@ export class Queue implements Disposable {
     this.#handle = 0;
     liveQueues.delete(h);
     pendingFailure.delete(h);
-    if (this.#epoch === this.device.epoch && this.device.isOpen) {
-      const dq = this.device.queue;
-      try {
-        waitOn(dq, h, "queue.dispose");
-      } finally {
-        forgetQueue(h, dq);
-        native.pt_queue_free(h);
-      }
-    } else {
-      forgetQueue(h);
-    }
-    if (liveQueues.size === 0) {
-      tracking = false;
-      lastQueue.clear();
-    }
+    // The core makes the default queue wait for its work and inherit its buffers (pt_queue_free).
+    if (this.#epoch === this.device.epoch && this.device.isOpen) native.pt_queue_free(h);
   }
   /** dispose(), for `using`. */
   [Symbol.dispose](): void {
@@ -478,26 +388,14 @@ export function currentQueue(d?: string | Device): Queue {
 
 /**
  * A new queue on a device (the default device if none is named), like `torch.cuda.Stream(device)`. Work on it runs
- * in order and may overlap work on other queues; tensors passed between queues are ordered on the device. It starts
- * after the work already queued on the device's default queue. Dispose it (or `using`) when done.
+ * in order and may overlap work on other queues; tensors passed between queues are ordered on the device. Dispose it (or `using`) when done.
  * @throws {TensorError} when `d` names no usable device, or it cannot be opened or make a queue
  */
 export function queue(d?: string | Device): Queue {
   const dev = resolveDevice(d);
-  const dq = dev.queue;
   const h = check(native.pt_queue_create(dev.handle), `queue on ${dev.id}`);
   const q = new Queue(dev, h, false);
   liveQueues.set(h, q);
-  if (!tracking) {
-    tracking = true;
-    // Work queued before tracking began was not recorded per buffer: order after all of it.
-    try {
-      waitOn(h, dq, "queue");
-    } catch (e) {
-      q.dispose();
-      throw e;
-    }
-  }
   return q;
 }
 

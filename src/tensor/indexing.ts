@@ -10,7 +10,7 @@
 import { TensorError } from "../base/errors.ts";
 import { check, native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
-import { hostQueue } from "../runtime/queue.ts";
+import { queueFor } from "../runtime/queue.ts";
 import { runTemplate, settle } from "../kernels/launch.ts";
 import type { ViewRef } from "../kernels/block.ts";
 import { type DType, DTYPES } from "../base/dtype.ts";
@@ -363,7 +363,7 @@ function countNonzero(t: Tensor, shape: Shape, strides: readonly number[], op: s
     (b) => b.push(11, 0, 0).pad8([], 1).push(shape.length).pad8(shape, 1).view(t, []).pad8(strides, 0).view(out, []),
   );
   const host = new BigInt64Array(1);
-  check(native.pt_buffer_read(hostQueue(t.device, out.buf, op), out.buf, out.offset * DTYPES.int64.size, host, 8), op);
+  check(native.pt_buffer_read(queueFor(t.device), out.buf, out.offset * DTYPES.int64.size, host, 8), op);
   return Number(host[0]);
 }
 

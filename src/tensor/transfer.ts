@@ -5,7 +5,7 @@
 import { TensorError, withOp } from "../base/errors.ts";
 import { check, native } from "../runtime/native.ts";
 import { type Device, device as resolveDevice } from "../runtime/device.ts";
-import { hostQueue, queueFailure, whenWritten } from "../runtime/queue.ts";
+import { queueFailure, queueFor, whenWritten } from "../runtime/queue.ts";
 import { checkDType, type DType, DTYPES, type HostArray, hostArrayFor, hostDType } from "../base/dtype.ts";
 import { fmtShape, numel } from "../base/shape.ts";
 import { allocTensor, type NestedArray, type Tensor, viewOf } from "./tensor.ts";
@@ -41,7 +41,7 @@ export function toArray(t: Tensor, op = "toArray"): HostArray {
     const out = hostArrayFor(host, t.numel);
     // An empty read still waits for the queue, so it reports a failure queued before it.
     const offset = out.byteLength > 0 ? c.offset * DTYPES[host].size : 0;
-    const q = hostQueue(c.device, c.buf, op);
+    const q = queueFor(c.device);
     const st = native.pt_buffer_read(q, c.buf, offset, out, out.byteLength);
     if (st < 0) queueFailure(q, st, op); // a kernel failure it reports also fails the queue's next completion
     return out;
@@ -122,7 +122,7 @@ export function upload(device: Device, dtype: DType, shape: readonly number[], v
   const t = allocTensor(device, dtype, shape, op);
   if (values.byteLength > 0) {
     try {
-      check(native.pt_buffer_write(hostQueue(device, t.buf, op), t.buf, 0, values, values.byteLength), op);
+      check(native.pt_buffer_write(queueFor(device), t.buf, 0, values, values.byteLength), op);
       device.queued();
     } catch (e) {
       t.dispose();

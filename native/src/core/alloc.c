@@ -114,6 +114,7 @@ void pt_alloc_stats(const pt_dev *d, double *f) {
   f[PT_MEM_FREES] = a->frees;
   f[PT_MEM_CACHE_HITS] = a->hits;
   f[PT_MEM_DRIVER_ALLOCS] = a->driver_allocs;
+  f[PT_MEM_QUEUE_WAITS] = a->queue_waits;
 }
 
 /* ---- block reuse across queues (core.h says what the stamps mean) ----------------------
@@ -181,6 +182,7 @@ int pt_block_order_slow(pt_queue *q, const pt_block *b) {
     seq = d->dead_seq;
   }
   if (!a || a == q || waits_for(q, a->id, seq)) return PT_OK;
+  d->alloc.queue_waits++;
   return wait_for(q, a);
 }
 

@@ -31,6 +31,7 @@ static int32_t new_buffer(pt_dev *d, pt_block *blk, void *mem, void *host, size_
     return pt_error(PT_EOOM, "out of host memory for a buffer record");
   }
   *b = (pt_buf){.o = {PT_KIND_BUFFER, 0, 1, d}, .block = blk, .mem = mem, .host = host, .bytes = bytes, .owners = 1, .wrapped = wrapped};
+  if (wrapped) b->block = &b->stamp;
   int32_t h = pt_handle_new(PT_KIND_BUFFER, b);
   if (h < 0) {
     if (blk) pt_alloc_put(d, blk);
@@ -166,6 +167,22 @@ static int32_t transfer(int32_t queue, int32_t buffer, double offset, void *host
     }
   }
 out:
+  pt_obj_put(b);
+  pt_obj_put(q);
+  pt_unlock();
+  return st;
+}
+
+PT_API int32_t pt_queue_wait_buffer(int32_t queue, int32_t buffer) {
+  pt_queue *q;
+  pt_buf *b;
+  pt_lock();
+  int st = pin2(queue, buffer, &q, &b, "pt_queue_wait_buffer");
+  if (st != PT_OK) { pt_unlock(); return st; }
+  pt_dev *d = q->o.dev;
+  if ((st = pt_block_order(q, b->block)) != PT_OK)
+    st = pt_error_prefix(st, "pt_queue_wait_buffer on %s device %d: ordering queue %d after another queue's use of buffer %d",
+                         d->drv->name, d->index, queue, buffer);
   pt_obj_put(b);
   pt_obj_put(q);
   pt_unlock();

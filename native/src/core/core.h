@@ -15,7 +15,8 @@
  * q), unless q already waits for a at or after the stamp (q->waited); then the work stamps
  * the block with q. So a freed buffer's memory handed to a new buffer on another queue is
  * never written (or read) before the old user's work is done. One compare per buffer per
- * submission when a block stays on one queue. Ids are never reused, so a stamp is never a
+ * submission when a block stays on one queue. This is the only cross-queue ordering there is: the
+ * TypeScript front end keeps none, and a wrapped buffer carries a block of its own for the stamps. Ids are never reused, so a stamp is never a
  * dangling pointer: a queue that goes first makes its device's default queue wait for it,
  * and a stamp whose queue is gone counts as the default queue at that point (dead_seq).
  */
@@ -44,6 +45,7 @@ typedef struct {
   size_t in_use, cached, peak;
   size_t cache_limit; /* cached bytes kept at most: a quarter of device memory */
   double allocs, frees, hits, driver_allocs;
+  double queue_waits; /* device-side waits pt_block_order made: one per change of queue */
 } pt_alloc;
 
 typedef struct pt_dev pt_dev;
@@ -70,7 +72,9 @@ struct pt_dev {
   pt_dev *next;
 };
 
-typedef struct { pt_obj o; pt_block *block; void *mem, *host; size_t bytes; int owners, wrapped; } pt_buf;
+/* A wrapped buffer's block is its own `stamp`, outside the allocator: it carries the queue
+ * stamps (cross-queue ordering) and nothing else. */
+typedef struct { pt_obj o; pt_block *block; void *mem, *host; size_t bytes; int owners, wrapped; pt_block stamp; } pt_buf;
 typedef struct pt_graph pt_graph;
 #define PT_WAITED 4
 struct pt_queue {
@@ -115,8 +119,8 @@ int pt_capture_by_driver(const pt_queue *q);
 /* Block reuse across queues (alloc.c, under the lock; the comment at the top says why).
  * pt_block_order, before work on q that uses b is handed to the driver: PT_OK, or the
  * driver's failure to order it (nothing was queued then). pt_block_stamp, after the driver
- * took the work (q->seq was advanced once for it): b was last used by q. b is NULL for a
- * wrapped buffer, which the allocator never hands to anyone else. */
+ * took the work (q->seq was advanced once for it): b was last used by q. A NULL b (no
+ * stamps to keep) orders nothing. */
 int pt_block_order_slow(pt_queue *q, const pt_block *b);
 static inline int pt_block_order(pt_queue *q, const pt_block *b) {
   return b && b->qid != q->id && b->qid != 0 ? pt_block_order_slow(q, b) : PT_OK;
