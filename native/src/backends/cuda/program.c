@@ -40,7 +40,7 @@ static int compile(const char *kind, const char *src, const cuda_build *b, uint6
   char name[80], dumped[800];
   snprintf(name, sizeof name, "pt_%s" GPU_SRC_EXT, kind);
   nvrtcResult r = nvrtc.CreateProgram(&prog, src, name, 0, NULL, NULL);
-  if (r != NVRTC_SUCCESS) return pt_error(PT_EDRIVER, GPU_TAG ": " RTC_NAME(CreateProgram) " failed: %s (%d)", nvrtc.GetErrorString(r), r);
+  if (r != NVRTC_SUCCESS) return pt_error(PT_EDRIVER, GPU_TAG ": %s failed: %s (%d)", RTC_NAME(CreateProgram), nvrtc.GetErrorString(r), r);
   if ((r = nvrtc.CompileProgram(prog, b->nopt, b->opts)) != NVRTC_SUCCESS) {
     size_t len = 0;
     char *log = NULL;
