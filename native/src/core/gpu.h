@@ -1,5 +1,5 @@
 /* gpu.h: what every GPU driver does the same way: a sticky loss, the kernel error word,
- * and the grid of a kind's launch.
+ * and the grid of a launch (a kind's one-dimensional one, or a tiled matmul's).
  *
  * Ownership and ordering. Each driver context embeds one pt_sticky and one pt_word. The
  * sticky loss has its own leaf lock, taken only inside these calls, so a driver may mark a
@@ -51,5 +51,8 @@ int pt_word_check(pt_word *w, pt_mutex *lock, int (*read)(void *arg, long long o
  * min(work, 65535) (the portable limit of a grid dimension), SERIAL 1 (one group keeps
  * blocks.h's write order); 0 when an ELEMENT or ROW launch has no work. */
 unsigned pt_grid_groups(int kind, int64_t work, int64_t group, int64_t element_cap);
+/* The groups of a tiled matmul, tile x tile outputs each: g[0] over n columns, g[1] over m
+ * rows, g[2] over batches, each within 65535 (the kernel strides over what is left). */
+void pt_grid_tiles(int64_t m, int64_t n, int64_t batch, int64_t tile, unsigned g[3]);
 
 #endif

@@ -101,8 +101,6 @@ int mtl_dispatch_locked(mtl_queue *q, id pso, id *bufs, int n, uint32_t writes, 
   return PT_OK;
 }
 
-static NSUInteger cap(int64_t x, int64_t most) { return (NSUInteger)(x < most ? x : most); }
-
 int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs) {
   mtl_ctx *c = ctx;
   mtl_queue *q = queue;
@@ -124,14 +122,14 @@ int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int n
   MTLSize groups = {1, 1, 1};
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch == 0 || mm.M == 0 || mm.N == 0) return PT_OK;
-    groups = (MTLSize){cap((mm.N + 63) / 64, 65535), cap((mm.M + 63) / 64, 65535), cap(mm.batch, 65535)};
+    unsigned g[3];
+    pt_grid_tiles(mm.M, mm.N, mm.batch, 64, g); /* the shader's 64x64 tiles (params.h) */
+    groups = (MTLSize){g[0], g[1], g[2]};
   } else if (work <= 0) {
-    return PT_OK; /* nothing to do: nothing is recorded */
-  } else if (pt_program_kind_shape(p->kind) == PT_SHAPE_ELEMENT) {
-    groups.width = cap((work + PT_MTL_GROUP - 1) / PT_MTL_GROUP, 65535);
-  } else if (pt_program_kind_shape(p->kind) == PT_SHAPE_ROW) {
-    groups.width = cap(work, 65535);
-  } /* SERIAL: one group keeps blocks.h's write order */
+    return PT_OK; /* nothing to do: nothing is recorded, not even a SERIAL group */
+  } else {
+    groups.width = pt_grid_groups(p->kind, work, PT_MTL_GROUP, 65535);
+  }
 
   pt_mtl_params params;
   convert(&params, nbuf, args, nargs);
@@ -141,8 +139,7 @@ int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int n
   /* Marked before the dispatch, so that a wait that sees it finish also reads the block,
    * and a report can name the kinds that may have written it. */
   pt_mutex_lock(&c->errlock);
-  c->launched = 1;
-  c->kinds_since |= 1u << p->kind;
+  pt_word_mark(&c->word, 1u << p->kind, 1); /* every kind: the block is shared memory, reading it costs a load */
   pt_mutex_unlock(&c->errlock);
   void *pool = mtl_pool();
   pt_mutex_lock(&q->lock);

@@ -226,9 +226,9 @@ static int record(vk_ctx *c, vk_queue *q, const vk_launch_rec *l) {
     b->ndisp++;
     b->nops++;
     /* Marked with the launch, so a wait that sees it finish also reads the error block and
-     * a report can name the kinds that may have written it. */
-    c->launched = 1;
-    c->kinds_since |= 1u << l->p->kind;
+     * a report can name the kinds that may have written it. Every kind counts as a writer:
+     * the block is mapped, so reading it costs a load, not a copy. */
+    pt_word_mark(&c->word, 1u << l->p->kind, 1);
   }
   pt_mutex_unlock(&c->lock);
   return st;
@@ -241,7 +241,7 @@ static void issue(void *arg, void *rec) {
   int st = record(c, q, rec);
   if (st == PT_OK) return;
   pt_mutex_lock(&c->lock);
-  pt_outcome_settle(&c->launch_fail, st);
+  pt_outcome_settle(&c->word.launch_fail, st);
   pt_mutex_unlock(&c->lock);
 }
 
@@ -267,19 +267,13 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch <= 0 || mm.M <= 0 || mm.N <= 0) return PT_OK;
     /* params.h: 128x128 tiles when both M and N exceed 64, else 64x64 (the shader's rule);
-     * each dimension within 65535 groups, Vulkan's least maxComputeWorkGroupCount (the
-     * shader strides over the tiles and batches left over) */
-    const int64_t tile = mm.M > 64 && mm.N > 64 ? 128 : 64;
-    const int64_t tx = (mm.N + tile - 1) / tile, ty = (mm.M + tile - 1) / tile;
-    gx = (uint32_t)(tx < 65535 ? tx : 65535);
-    gy = (uint32_t)(ty < 65535 ? ty : 65535);
-    gz = (uint32_t)(mm.batch < 65535 ? mm.batch : 65535);
+     * 65535 groups a dimension is also Vulkan's least maxComputeWorkGroupCount */
+    unsigned g[3];
+    pt_grid_tiles(mm.M, mm.N, mm.batch, mm.M > 64 && mm.N > 64 ? 128 : 64, g);
+    gx = g[0], gy = g[1], gz = g[2];
   } else {
-    if (work <= 0) return PT_OK; /* no work: nothing is recorded */
-    int shape = pt_program_kind_shape(p->kind);
-    int64_t g = shape == PT_SHAPE_ELEMENT ? (work + PT_VK_GROUP - 1) / PT_VK_GROUP : shape == PT_SHAPE_ROW ? work : 1;
-    const int64_t cap = shape == PT_SHAPE_ELEMENT ? VK_ELEMENT_GROUPS : 65535;
-    gx = (uint32_t)(g < cap ? g : cap);
+    if (work <= 0) return PT_OK; /* no work: nothing is recorded, not even a SERIAL group */
+    gx = pt_grid_groups(p->kind, work, PT_VK_GROUP, VK_ELEMENT_GROUPS);
   }
   if ((st = vk_enter(c)) != PT_OK) return st;
   int capturing = atomic_load(&q->capturing);
