@@ -46,6 +46,9 @@ void pt_word_mark(pt_word *w, uint32_t kinds, int reports);
  * becomes pt_kernel_error() text naming where (may be NULL) and the kinds since the last. */
 int pt_word_check(pt_word *w, pt_mutex *lock, int (*read)(void *arg, long long out[4]), void *arg, const char *where);
 
+/* PT_OK, or PT_EINVAL (messages start with tag, kernels named by api) when a launch of kind
+ * names more buffers or argument slots than the driver's kernels take (its params.h). */
+int pt_launch_fits(const char *tag, const char *api, int kind, int nbuf, int max_bufs, int nargs, int max_args);
 /* Thread groups of a one-dimensional launch of kind over work items (pt_block_check's
  * count), `group` threads each: ELEMENT min(ceil(work / group), element_cap), ROW
  * min(work, 65535) (the portable limit of a grid dimension), SERIAL 1 (one group keeps

@@ -105,20 +105,14 @@ int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int n
   mtl_ctx *c = ctx;
   mtl_queue *q = queue;
   mtl_prog *p = prog;
-  const char *name = pt_program_kind_name(p->kind);
-  if (nbuf > PT_MTL_MAX_BUFS)
-    return pt_error(PT_EINVAL, "metal: a %s launch names %d buffers; Metal kernels take at most %d (params.h)", name, nbuf,
-                    PT_MTL_MAX_BUFS);
-  if (nargs > PT_MTL_MAX_ARGS)
-    return pt_error(PT_EINVAL, "metal: a %s launch has %d argument slots; Metal kernels take at most %d (params.h)", name, nargs,
-                    PT_MTL_MAX_ARGS);
   int64_t work = 0;
   uint32_t writes = 0;
   pt_matmul_plan mm;
   memset(&mm, 0, sizeof mm);
-  int st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes);
-  if (st != PT_OK) return st;
-  if (uses_f64(p->kind, args, &mm)) return pt_error(PT_EUNSUPPORTED, "metal: float64 is not supported by Metal (a %s launch)", name);
+  int st = pt_launch_fits("metal", "Metal", p->kind, nbuf, PT_MTL_MAX_BUFS, nargs, PT_MTL_MAX_ARGS);
+  if (st != PT_OK || (st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes)) != PT_OK) return st;
+  if (uses_f64(p->kind, args, &mm))
+    return pt_error(PT_EUNSUPPORTED, "metal: float64 is not supported by Metal (a %s launch)", pt_program_kind_name(p->kind));
   MTLSize groups = {1, 1, 1};
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch == 0 || mm.M == 0 || mm.N == 0) return PT_OK;
