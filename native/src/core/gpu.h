@@ -1,12 +1,14 @@
 /* gpu.h: what every GPU driver does the same way: a sticky loss, the kernel error word,
- * and the grid of a launch (a kind's one-dimensional one, or a tiled matmul's).
+ * a launch's limits, and its grid (a kind's one-dimensional one, or a tiled matmul's).
  *
  * Ownership and ordering. Each driver context embeds one pt_sticky and one pt_word. The
  * sticky loss has its own leaf lock, taken only inside these calls, so a driver may mark a
  * loss while it holds its own locks; its code is read without a lock on every entry, so a
  * healthy call pays one atomic load. A pt_word's fields sit under the driver's lock (the
  * one it passes to pt_word_check): launches mark it before they are queued, and a wait that
- * saw work finish checks it, one reader at a time, so a code is reported once.
+ * saw work finish checks it, one reader at a time, so a code is reported once. The limit
+ * and grid functions keep no state: a launch checks its limits before pt_block_check's
+ * parse and plans its grid from the parse's work count.
  */
 #ifndef PT_GPU_H
 #define PT_GPU_H

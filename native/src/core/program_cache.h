@@ -1,5 +1,11 @@
-/* program_cache.h: compiled program images cached in memory and on disk (program_cache.c
- * says how entries are keyed, stored and validated). Returned images are malloc'd copies.
+/* program_cache.h: compiled program images cached in memory and on disk, how a driver
+ * loads one or builds it afresh, and where a program that does not compile is left.
+ *
+ * Ownership and ordering. program_cache.c says how entries are keyed, stored and validated;
+ * every function is thread-safe. Returned images are malloc'd copies the caller frees. A
+ * driver's program_create goes through pt_cache_image, which calls the driver back to load
+ * and build under the driver's compile lock, and a compile failure through
+ * pt_compile_failed, which writes the source and log beside the cache.
  */
 #ifndef PT_PROGRAM_CACHE_H
 #define PT_PROGRAM_CACHE_H
