@@ -26,7 +26,7 @@ _Static_assert(sizeof hip == PT_LIB_NROWS(hip_rows) * sizeof(void *) &&
 
 static pt_lib_state hip_state, rtc_state, blas_state;
 
-/* first (when known), the loader path, then the usual ROCm homes, newest first. */
+/* First (when known), the loader path, then the usual ROCm homes, newest first. */
 static pt_lib_dirs *rocm_dirs(const char *first) {
   pt_lib_dirs *l = pt_lib_dirs_new(first);
   if (!l) return NULL;
