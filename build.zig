@@ -30,7 +30,7 @@ const c_flags = [_][]const u8{ "-std=c11", "-Wall", "-Wextra", "-Werror", "-fvis
 
 /// HIP runs the CUDA driver: these files of native/src/backends/cuda are compiled a second
 /// time into the hip backend, and the whole hip backend with -DPT_VENDOR_HIP, under which
-/// backends/hip/vendor.h maps the CUDA names they use onto HIP's (cuda/cuda.h says how).
+/// backends/hip/vendor.h takes HIP's column of cuda/lib.h's rows (cuda/cuda.h says how).
 /// cuda/lib.c and cuda/cuda.c are CUDA's alone: its loader and what only CUDA does.
 const cuda_shared = [_][]const u8{ "blas.c", "device.c", "graph.c", "launch.c", "program.c", "staging.c", "stream.c" };
 const hip_flags = c_flags ++ [_][]const u8{"-DPT_VENDOR_HIP"};

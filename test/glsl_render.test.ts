@@ -151,8 +151,11 @@ test("glsl: matmul strides over tiles past 65535 groups a dimension; work one in
   assert.match(mm, /for \(int64_t ty = int64_t\(gl_WorkGroupID\.y\); ty < tilesM; ty \+= int64_t\(gl_NumWorkGroups\.y\)\)/);
   assert.match(mm, /for \(int64_t tx = int64_t\(gl_WorkGroupID\.x\); tx < tilesN; tx \+= int64_t\(gl_NumWorkGroups\.x\)\)/);
   const driver = readFileSync(new URL("../native/src/backends/vulkan/program.c", import.meta.url), "utf8");
-  assert.match(driver, /gx = \(uint32_t\)\(tx < 65535 \? tx : 65535\);/, "the driver caps the tile columns");
-  assert.match(driver, /gy = \(uint32_t\)\(ty < 65535 \? ty : 65535\);/, "and the tile rows");
+  assert.match(driver, /pt_grid_tiles\(mm\.M, mm\.N, mm\.batch, mm\.M > 64 && mm\.N > 64 \? 128 : 64, g\);/, "the driver plans tiles");
+  const grid = readFileSync(new URL("../native/src/core/gpu.c", import.meta.url), "utf8");
+  assert.match(grid, /g\[0\] = cap\(\(n \+ tile - 1\) \/ tile\);/, "core caps the tile columns");
+  assert.match(grid, /g\[1\] = cap\(\(m \+ tile - 1\) \/ tile\);/, "and the tile rows");
+  assert.match(grid, /static unsigned cap\(int64_t x\) \{ return \(unsigned\)\(x < 65535 \? x : 65535\); \}/, "at 65535");
   // llvmpipe ends an invocation's loops after 65535 passes in all (preamble.ts)
   assert.match(glslTemplateSource("scan"), /PT_UNROLL\s+for \(int u = 0; u < PT_SCAN_STEPS; u\+\+\)/, "scan's chain");
   assert.match(glslTemplateSource("sort"), /\[\[unroll\]\] for \(int u = 0; u < PT_SORT_UNROLL; u\+\+\)/, "sort's in-place steps");

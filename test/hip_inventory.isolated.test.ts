@@ -96,8 +96,8 @@ test("hip inventory: PT_REQUIRE=hip fails unless HIP has a device", () => {
 });
 
 /**
- * A stand-in HIP runtime: the entry points lib.h resolves, backed by host memory, with
- * PT_STUB_HIP_DEVICES devices (0 by default) of wave size 64 and arch gfx90a. Modules are
+ * A stand-in HIP runtime: the required entry points of cuda/lib.h's HIP column, on host memory,
+ * with PT_STUB_HIP_DEVICES devices (0 by default) of wave size 64 and arch gfx90a. Modules are
  * refused (hipErrorInvalidImage), so a kernel never "runs"; a real hiprtc, where installed,
  * still compiles each program before the stand-in refuses it.
  */

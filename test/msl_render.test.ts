@@ -210,7 +210,7 @@ test("msl: every template kind of blocks.h renders a pt_main; renderer registere
   assert.match(mslTemplateSource("matmul"), /for \(long ty = group\.y; ty < tilesM; ty \+= groups\.y\)/, "matmul strides over tile rows");
   assert.match(mslTemplateSource("matmul"), /for \(long tx = group\.x; tx < tilesN; tx \+= groups\.x\)/, "and tile columns");
   const launch = readFileSync(new URL("../native/src/backends/metal/launch.c", import.meta.url), "utf8");
-  assert.match(launch, /cap\(\(mm\.N \+ 63\) \/ 64, 65535\), cap\(\(mm\.M \+ 63\) \/ 64, 65535\)/, "launch.c caps both");
+  assert.match(launch, /pt_grid_tiles\(mm\.M, mm\.N, mm\.batch, 64, g\);/, "launch.c plans 64x64 tiles, which core/gpu.c caps");
   const renderers = readFileSync(new URL("../src/kernels/renderers.ts", import.meta.url), "utf8");
   assert.match(renderers, /registerRenderer\("msl", mslRenderer\)/);
 });

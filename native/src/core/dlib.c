@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #define _DEFAULT_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dlib.h"
 #include "driver.h"
@@ -10,8 +11,14 @@
 #ifdef _WIN32
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
+#define SEP "\\"
 #else
 #include <dlfcn.h>
+#include <glob.h>
+#define SEP "/"
+#ifndef GLOB_ONLYDIR
+#define GLOB_ONLYDIR 0 /* a GNU hint; elsewhere a file that matches just fails to open later */
+#endif
 #endif
 
 static pt_mutex lib_lock = PT_MUTEX_INIT;
@@ -58,7 +65,7 @@ const char *pt_lib_resolve(void *h, const pt_lib_row *rows, size_t n, void *tabl
     void *p = pt_lib_sym(h, rows[i].sym);
     if (!p && rows[i].alt) p = pt_lib_sym(h, rows[i].alt);
     if (!p && rows[i].req) return rows[i].sym;
-    memcpy((char *)table + rows[i].off, &p, sizeof p); /* function pointers are pointer-sized here */
+    memcpy((char *)table + i * sizeof p, &p, sizeof p); /* function pointers are pointer-sized here */
   }
   return NULL;
 }
@@ -81,6 +88,61 @@ void pt_lib_dir_of(void *fn, char *out, size_t cap) {
   if (!slash) return;
   *slash = 0;
   snprintf(out, cap, "%s", p);
+}
+
+pt_lib_dirs *pt_lib_dirs_new(const char *first) {
+  pt_lib_dirs *l = calloc(1, sizeof *l);
+  if (!l) return NULL;
+  pt_lib_dirs_add(l, first, NULL);
+  l->dir[l->n++][0] = 0;
+  return l;
+}
+
+void pt_lib_dirs_add(pt_lib_dirs *l, const char *a, const char *b) {
+  if (!a || !*a || l->n == PT_LIB_MAX_DIRS) return;
+  int w = snprintf(l->dir[l->n], sizeof l->dir[0], "%s%s%s", a, b ? SEP : "", b ? b : "");
+  if (w > 0 && (size_t)w < sizeof l->dir[0]) l->n++;
+}
+
+void pt_lib_dirs_glob(pt_lib_dirs *l, const char *pattern, const char *sub, int newest) {
+#ifdef _WIN32
+  (void)l, (void)pattern, (void)sub, (void)newest;
+#else
+  glob_t g;
+  if (glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0) return;
+  for (size_t i = 0; i < g.gl_pathc; i++) pt_lib_dirs_add(l, g.gl_pathv[newest ? g.gl_pathc - 1 - i : i], sub);
+  globfree(&g);
+#endif
+}
+
+void pt_lib_join(char *out, size_t cap, const char *dir, const char *name) {
+  if (dir[0]) snprintf(out, cap, "%s" SEP "%s", dir, name);
+  else snprintf(out, cap, "%s", name);
+}
+
+void *pt_lib_search(pt_lib_state *s, const pt_lib_dirs *l, const char *const *names, const pt_lib_row *rows, size_t n,
+                    void *table, char *why, size_t cap) {
+  char path[900], err[400];
+  why[0] = 0;
+  for (int d = 0; d < l->n; d++) {
+    for (int i = 0; names[i]; i++) {
+      pt_lib_join(path, sizeof path, l->dir[d], names[i]);
+      void *h = pt_lib_open(path, 0, err, sizeof err);
+      if (!h) {
+        if (!why[0] && !l->dir[d][0]) snprintf(why, cap, "%s", err);
+        continue;
+      }
+      const char *missing = pt_lib_resolve(h, rows, n, table);
+      if (missing) {
+        snprintf(why, cap, "%s lacks %s (too old?)", path, missing);
+        pt_lib_close(h);
+        continue;
+      }
+      snprintf(s->path, sizeof s->path, "%s", path);
+      return h;
+    }
+  }
+  return NULL;
 }
 
 int pt_lib_fail(pt_lib_state *s, int status, const char *fmt, const char *a, const char *b) {

@@ -1,4 +1,4 @@
-/* gpu.c: the sticky loss, the error word's check and grid planning of gpu.h. */
+/* gpu.c: the sticky loss, the error word's check and the grid planning of gpu.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +60,25 @@ int pt_word_check(pt_word *w, pt_mutex *lock, int (*read)(void *arg, long long o
   return out[0] ? pt_kernel_error(out[0], out + 1, kinds, where) : PT_OK;
 }
 
+int pt_launch_fits(const char *tag, const char *api, int kind, int nbuf, int max_bufs, int nargs, int max_args) {
+  const char *name = pt_program_kind_name(kind);
+  if (nbuf > max_bufs)
+    return pt_error(PT_EINVAL, "%s: a %s launch names %d buffers; %s kernels take at most %d (params.h)", tag, name, nbuf, api,
+                    max_bufs);
+  if (nargs > max_args)
+    return pt_error(PT_EINVAL, "%s: a %s launch has %d argument slots; %s kernels take at most %d (params.h)", tag, name, nargs,
+                    api, max_args);
+  return PT_OK;
+}
+
+static unsigned cap(int64_t x) { return (unsigned)(x < 65535 ? x : 65535); }
+
+void pt_grid_tiles(int64_t m, int64_t n, int64_t batch, int64_t tile, unsigned g[3]) {
+  g[0] = cap((n + tile - 1) / tile);
+  g[1] = cap((m + tile - 1) / tile);
+  g[2] = cap(batch);
+}
+
 unsigned pt_grid_groups(int kind, int64_t work, int64_t group, int64_t element_cap) {
   switch (pt_program_kind_shape(kind)) {
   case PT_SHAPE_ELEMENT: {
@@ -67,7 +86,7 @@ unsigned pt_grid_groups(int kind, int64_t work, int64_t group, int64_t element_c
     return (unsigned)(work <= 0 ? 0 : groups < element_cap ? groups : element_cap);
   }
   case PT_SHAPE_ROW:
-    return (unsigned)(work <= 0 ? 0 : work < 65535 ? work : 65535);
+    return work <= 0 ? 0 : cap(work);
   default:
     return 1;
   }

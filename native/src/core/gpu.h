@@ -1,12 +1,14 @@
 /* gpu.h: what every GPU driver does the same way: a sticky loss, the kernel error word,
- * and the grid of a kind's launch.
+ * a launch's limits, and its grid (a kind's one-dimensional one, or a tiled matmul's).
  *
  * Ownership and ordering. Each driver context embeds one pt_sticky and one pt_word. The
  * sticky loss has its own leaf lock, taken only inside these calls, so a driver may mark a
  * loss while it holds its own locks; its code is read without a lock on every entry, so a
  * healthy call pays one atomic load. A pt_word's fields sit under the driver's lock (the
  * one it passes to pt_word_check): launches mark it before they are queued, and a wait that
- * saw work finish checks it, one reader at a time, so a code is reported once.
+ * saw work finish checks it, one reader at a time, so a code is reported once. The limit
+ * and grid functions keep no state: a launch checks its limits before pt_block_check's
+ * parse and plans its grid from the parse's work count.
  */
 #ifndef PT_GPU_H
 #define PT_GPU_H
@@ -46,10 +48,16 @@ void pt_word_mark(pt_word *w, uint32_t kinds, int reports);
  * becomes pt_kernel_error() text naming where (may be NULL) and the kinds since the last. */
 int pt_word_check(pt_word *w, pt_mutex *lock, int (*read)(void *arg, long long out[4]), void *arg, const char *where);
 
+/* PT_OK, or PT_EINVAL (messages start with tag, kernels named by api) when a launch of kind
+ * names more buffers or argument slots than the driver's kernels take (its params.h). */
+int pt_launch_fits(const char *tag, const char *api, int kind, int nbuf, int max_bufs, int nargs, int max_args);
 /* Thread groups of a one-dimensional launch of kind over work items (pt_block_check's
  * count), `group` threads each: ELEMENT min(ceil(work / group), element_cap), ROW
  * min(work, 65535) (the portable limit of a grid dimension), SERIAL 1 (one group keeps
  * blocks.h's write order); 0 when an ELEMENT or ROW launch has no work. */
 unsigned pt_grid_groups(int kind, int64_t work, int64_t group, int64_t element_cap);
+/* The groups of a tiled matmul, tile x tile outputs each: g[0] over n columns, g[1] over m
+ * rows, g[2] over batches, each within 65535 (the kernel strides over what is left). */
+void pt_grid_tiles(int64_t m, int64_t n, int64_t batch, int64_t tile, unsigned g[3]);
 
 #endif

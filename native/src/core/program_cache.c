@@ -22,6 +22,7 @@
  */
 #define _DEFAULT_SOURCE
 #define _DARWIN_C_SOURCE
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,51 @@ static int entry_path(char *out, size_t cap, uint64_t ekey, const char *suffix) 
 
 int pt_cache_path(char *out, size_t cap, uint64_t key, const char *suffix) {
   return entry_path(out, cap, entry_key(key), suffix);
+}
+
+int pt_cache_image(uint64_t key, const char *suffix, pt_mutex *lock, const pt_image_ops *ops, void *arg) {
+  size_t n = 0;
+  int from_disk = 0, st;
+  unsigned char *img = pt_cache_mem_get(key, &n);
+  if (!img) from_disk = (img = pt_cache_disk_get(key, suffix, &n)) != NULL;
+  if (img) {
+    st = ops->load(arg, img, n);
+    if (st == PT_OK && from_disk) pt_cache_mem_put(key, img, n);
+    free(img);
+    if (st == PT_OK) return PT_OK;
+    if ((st = ops->usable(arg)) != PT_OK) return st; /* else stale or corrupt: built again */
+  }
+  pt_mutex_lock(lock);
+  st = ops->build(arg, &img, &n);
+  pt_mutex_unlock(lock);
+  if (st != PT_OK) return st; /* build keeps nothing when it fails */
+  if ((st = ops->load(arg, img, n)) == PT_OK) {
+    pt_cache_mem_put(key, img, n);
+    pt_cache_disk_put(key, suffix, img, n);
+  }
+  free(img);
+  return st;
+}
+
+int pt_compile_failed(uint64_t key, const char *ext, const char *src, const char *log, const char *fmt, ...) {
+  char head[480], name[40], p[800], at[800] = "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(head, sizeof head, fmt, ap);
+  va_end(ap);
+  snprintf(name, sizeof name, "-failed%s", ext);
+  FILE *f;
+  if (pt_cache_path(p, sizeof p, key, name) && (f = fopen(p, "wb"))) {
+    fputs(src, f);
+    fclose(f);
+    if (!pt_cache_path(at, sizeof at, key, "-failed.log") || !(f = fopen(at, "wb"))) at[0] = 0;
+    else {
+      fputs(log, f);
+      fclose(f);
+    }
+  }
+  return pt_error(PT_EINVAL, "%s%s%s:\n%.*s%s", head, at[0] ? "; source and full log at " : "", at, PT_LOG_EXCERPT, log,
+                  strlen(log) > PT_LOG_EXCERPT ? "..." : "");
 }
 
 /* Names a rejected entry on stderr, once per path and process (the rewrite makes a second

@@ -58,7 +58,7 @@ static int64_t batch_offset(const pt_matmul_plan *mm, int i, int64_t b) {
 }
 
 static int blas_error(const char *fn, cublasStatus_t s) {
-  const char *text = GPU_BLAS_STATUS_TEXT ? GPU_BLAS_STATUS_TEXT(s) : NULL;
+  const char *text = cublas.GetStatusString ? cublas.GetStatusString(s) : NULL;
   return pt_error(PT_EDRIVER, GPU_TAG ": %s failed: %s (%d)", fn, text ? text : GPU_BLAS " status", s);
 }
 
@@ -110,11 +110,11 @@ int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, con
 
   pt_mutex_lock(&c->lock);
   int st = handle(c);
-  const char *fn = BLAS_NAME(SetStream) "";
+  const char *fn = BLAS_NAME(SetStream);
   cublasStatus_t s = st == 1 ? cublas.SetStream(c->blas, stream) : CUBLAS_STATUS_SUCCESS;
   if (st == 1 && s == CUBLAS_STATUS_SUCCESS) {
     if (strided && mm->batch > 1) {
-      fn = es == 4 ? BLAS_NAME(SgemmStridedBatched) "" : BLAS_NAME(DgemmStridedBatched) "";
+      fn = es == 4 ? BLAS_NAME(SgemmStridedBatched) : BLAS_NAME(DgemmStridedBatched);
       s = es == 4 ? cublas.SgemmStridedBatched(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &f1, (const float *)px, (int)X.ld,
                                                X.bstride, (const float *)py, (int)Y.ld, Y.bstride, &f0, (float *)pc,
                                                (int)C.ld, C.bstride, (int)mm->batch)
@@ -122,7 +122,7 @@ int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, con
                                                (int)X.ld, X.bstride, (const double *)py, (int)Y.ld, Y.bstride, &d0,
                                                (double *)pc, (int)C.ld, C.bstride, (int)mm->batch);
     } else {
-      fn = es == 4 ? BLAS_NAME(Sgemm) "" : BLAS_NAME(Dgemm) "";
+      fn = es == 4 ? BLAS_NAME(Sgemm) : BLAS_NAME(Dgemm);
       for (int64_t b = 0; b < mm->batch && s == CUBLAS_STATUS_SUCCESS; b++) {
         int64_t ox = mm->batch > 1 ? batch_offset(mm, ix, b) * (int64_t)es : 0;
         int64_t oy = mm->batch > 1 ? batch_offset(mm, iy, b) * (int64_t)es : 0;

@@ -17,10 +17,10 @@
  *
  * HIP. build.zig compiles blas.c device.c graph.c launch.c program.c staging.c stream.c a
  * second time with -DPT_VENDOR_HIP into the hip backend, as ggml builds its CUDA sources
- * for HIP: hip/vendor.h then maps the CUDA names these files use (types, tables, entry
- * points' names in messages) onto hip/lib.h's, and the rename block below keeps the two
- * copies' symbols apart in one library. Only what HIP does differently lives in
- * backends/hip (its loader, inventory and context); the vendor hooks below are the seam.
+ * for HIP: lib.h's rows name each entry point's HIP symbol beside CUDA's, hip/vendor.h
+ * picks that column and adds HIP's own calls and numbers, and the rename blocks (there and
+ * below) keep the two copies' symbols apart in one library. Only what HIP does differently
+ * lives in backends/hip (its loader, inventory and context); the vendor hooks are the seam.
  */
 #ifndef PT_CUDA_H
 #define PT_CUDA_H
@@ -31,31 +31,26 @@
 #include "blocks.h"
 #include "gpu.h"
 #include "ring.h"
-#ifdef PT_VENDOR_HIP
-#include "../hip/vendor.h"
-#else
-#include "lib.h"
+#include "lib.h" /* and, in the HIP build, hip/vendor.h */
+#ifndef PT_VENDOR_HIP
 #include "params.h"
 #define GPU_TAG "cuda"               /* message prefix, driver and language name */
-#define CU_NAME(f) "cu" #f           /* an entry point's name in messages */
 #define GPU_API "CUDA"
 #define GPU_LOST "device %d's context" /* what a sticky error loses, in messages */
 #define GPU_DRIVER pt_driver_cuda
+#define GPU_BIND CtxSetCurrent       /* vendor_bind's call, named in messages */
 #define GPU_BLAS "cuBLAS"
 #define GPU_RTC "NVRTC"
 #define GPU_NO_GRAPHS "this driver lacks the graph API (cuStreamBeginCapture_v2, cuGraphInstantiateWithFlags; CUDA 11.4+)"
 #define GPU_SOURCE "CUDA C"
 #define GPU_SRC_EXT ".cu"
 #define GPU_IMAGE_EXT ".cubin"
-#define RTC_NAME(f) "nvrtc" #f
-#define BLAS_NAME(f) "cublas" #f
 #define GPU_MAX_BUFS PT_CUDA_MAX_BUFS
 #define GPU_MAX_ARGS PT_CUDA_MAX_ARGS
 #define GPU_BLAS_OP_N CUBLAS_OP_N
 #define GPU_BLAS_OP_T CUBLAS_OP_T
 #define GPU_HOST_MAPPED CU_MEMHOSTALLOC_DEVICEMAP /* flags of the error and completion words' pinned memory */
 #define GPU_BLAS_SWITCH "PT_CUDA_BLAS" /* "0" turns the BLAS off (blas.c) */
-#define GPU_BLAS_STATUS_TEXT cublas.GetStatusString
 #define GPU_BLAS_DEFAULT_MATH(h) cublas.SetMathMode(h, CUBLAS_DEFAULT_MATH)
 typedef struct { CUcontext cu; } cuda_vendor_ctx; /* the retained primary context */
 #endif
@@ -80,6 +75,7 @@ typedef struct { CUcontext cu; } cuda_vendor_ctx; /* the retained primary contex
 #define vendor_build_setup hip_build_setup
 #define vendor_load_hint hip_load_hint
 #define cu_fail hipd_fail
+#define cu_fail_for hipd_fail_for
 #define cu_enter hipd_enter
 #define cuda_alloc hipd_alloc
 #define cuda_free hipd_free
@@ -197,6 +193,7 @@ int vendor_load_hint(const cuda_ctx *c, const cuda_build *b, CUresult r, int st)
 
 /* device.c */
 int cu_fail(cuda_ctx *c, const char *fn, CUresult r);
+int cu_fail_for(cuda_ctx *c, const char *fn, const char *what, CUresult r); /* "fn (what) failed": what may be NULL */
 int cu_enter(cuda_ctx *c);
 
 /* stream.c: memory, queues, fences, the error word */

@@ -30,6 +30,12 @@ int cu_fail(cuda_ctx *c, const char *fn, CUresult r) {
   return pt_error(r == CUDA_ERROR_OUT_OF_MEMORY ? PT_EOOM : PT_EDRIVER, GPU_TAG ": %s failed: %s (%d): %s", fn, name, r, text);
 }
 
+int cu_fail_for(cuda_ctx *c, const char *fn, const char *what, CUresult r) {
+  char at[200];
+  if (what) snprintf(at, sizeof at, "%s (%s)", fn, what);
+  return cu_fail(c, what ? at : fn, r);
+}
+
 int cu_enter(cuda_ctx *c) {
   char msg[sizeof c->dead.msg];
   if (pt_sticky_cause(&c->dead, msg, sizeof msg))
@@ -37,7 +43,7 @@ int cu_enter(cuda_ctx *c) {
                     "and open it again, or restart the process if that fails", c->index, msg);
   /* Calls come from any thread (Workers): the context is current per thread. */
   CUresult r = vendor_bind(c);
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(CtxSetCurrent), r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(GPU_BIND), r);
 }
 
 static int cuda_lost(void *ctx) { return pt_sticky_code(&((cuda_ctx *)ctx)->dead) != 0; }
@@ -114,7 +120,7 @@ static int cuda_activate(int index, void **out) {
     return st;
   }
   CUresult r;
-  const char *fn = CU_NAME(CtxSetCurrent);
+  const char *fn = CU_NAME(GPU_BIND), *what = NULL;
   if ((r = vendor_bind(c)) != CUDA_SUCCESS) goto fail;
   fn = CU_NAME(StreamCreate);
   if ((r = cu.StreamCreate(&c->svc, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) goto fail;
@@ -131,16 +137,16 @@ static int cuda_activate(int index, void **out) {
       c->errblk = 0;
     }
   }
-  fn = CU_NAME(MemAlloc) " (error word block)";
+  fn = CU_NAME(MemAlloc), what = "error word block";
   if (!c->errhost && (r = cu.MemAlloc(&c->errblk, 4 * sizeof(long long))) != CUDA_SUCCESS) goto fail;
-  fn = CU_NAME(MemsetD8Async) " (error word block)";
+  fn = CU_NAME(MemsetD8Async);
   if ((r = cu.MemsetD8Async(c->errblk, 0, 4 * sizeof(long long), c->svc)) != CUDA_SUCCESS) goto fail;
-  fn = CU_NAME(StreamSynchronize);
+  fn = CU_NAME(StreamSynchronize), what = NULL;
   if ((r = cu.StreamSynchronize(c->svc)) != CUDA_SUCCESS) goto fail;
   *out = c;
   return PT_OK;
 fail:
-  st = cu_fail(c, fn, r);
+  st = cu_fail_for(c, fn, what, r);
   release(c);
   return st;
 }

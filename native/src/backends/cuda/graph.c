@@ -52,7 +52,7 @@ int cuda_capture_end(void *ctx, void *queue, void **out) {
   if (r != CUDA_SUCCESS) return cu_fail(c, CU_NAME(StreamEndCapture), r);
   if ((r = cu.GraphInstantiate(&exec, graph, 0)) != CUDA_SUCCESS) {
     cu.GraphDestroy(graph);
-    return cu_fail(c, CU_NAME(GraphInstantiateWithFlags), r);
+    return cu_fail(c, CU_NAME(GraphInstantiate), r);
   }
   cuda_graph *g = malloc(sizeof *g);
   if (!g) {

@@ -67,15 +67,9 @@ int cuda_flush(void *ctx, void *queue) {
  * SM 32 times over (256 threads each), beyond which the grid-stride loop takes over. */
 static int plan(const cuda_ctx *c, int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, unsigned *grid,
                 pt_matmul_plan *mm) {
-  const char *name = pt_program_kind_name(kind);
-  if (nbuf > GPU_MAX_BUFS)
-    return pt_error(PT_EINVAL, GPU_TAG ": a %s launch names %d buffers; " GPU_API " kernels take at most %d (params.h)", name,
-                    nbuf, GPU_MAX_BUFS);
-  if (na > GPU_MAX_ARGS)
-    return pt_error(PT_EINVAL, GPU_TAG ": a %s launch has %d argument slots; " GPU_API " kernels take at most %d (params.h)",
-                    name, na, GPU_MAX_ARGS);
   int64_t work = 0;
-  int st = pt_block_check(kind, bufs, nbuf, a, na, &work, mm, NULL);
+  int st = pt_launch_fits(GPU_TAG, GPU_API, kind, nbuf, GPU_MAX_BUFS, na, GPU_MAX_ARGS);
+  if (st == PT_OK) st = pt_block_check(kind, bufs, nbuf, a, na, &work, mm, NULL);
   if (st == PT_OK) *grid = pt_grid_groups(kind, work, PT_CUDA_BLOCK, 32 * (int64_t)c->sms);
   return st;
 }

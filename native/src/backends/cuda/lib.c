@@ -25,63 +25,36 @@
 cu_api cu;
 nvrtc_api nvrtc;
 cublas_api cublas;
-
-#define CU_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(cu_api, f)},
-#define NVRTC_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(nvrtc_api, f)},
-#define CUBLAS_ROW(f, s, a, r, ret, args) {s, a, r, offsetof(cublas_api, f)},
-static const pt_lib_row cu_rows[] = {PT_CU_FUNCS(CU_ROW)};
-static const pt_lib_row nvrtc_rows[] = {PT_NVRTC_FUNCS(NVRTC_ROW)};
-static const pt_lib_row cublas_rows[] = {PT_CUBLAS_FUNCS(CUBLAS_ROW)};
+const pt_lib_row cu_rows[] = {PT_CU_FUNCS(PT_API_ROW) PT_CU_OWN(PT_OWN_ROW)};
+const pt_lib_row nvrtc_rows[] = {PT_NVRTC_FUNCS(PT_API_ROW) PT_NVRTC_OWN(PT_OWN_ROW)};
+const pt_lib_row cublas_rows[] = {PT_CUBLAS_FUNCS(PT_API_ROW) PT_CUBLAS_OWN(PT_OWN_ROW)};
+_Static_assert(sizeof cu == PT_LIB_NROWS(cu_rows) * sizeof(void *) &&
+                   sizeof nvrtc == PT_LIB_NROWS(nvrtc_rows) * sizeof(void *) &&
+                   sizeof cublas == PT_LIB_NROWS(cublas_rows) * sizeof(void *),
+               "a table is its rows' pointers, in order (CU_NAME counts on it)");
 
 static pt_lib_state cu_state, nvrtc_state, cublas_state;
 
 /* ---- where toolkits live -------------------------------------------------------------- */
 
-#define MAX_DIRS 48
-typedef struct { int n; char dir[MAX_DIRS][400]; } dir_list;
-
-#ifdef _WIN32
-#define SEP "\\"
-#else
-#define SEP "/"
-#endif
-
-static void add_dir(dir_list *l, const char *a, const char *b) {
-  if (!a || !*a || l->n == MAX_DIRS) return;
-  int w = snprintf(l->dir[l->n], sizeof l->dir[0], "%s%s%s", a, b ? SEP : "", b ? b : "");
-  if (w > 0 && (size_t)w < sizeof l->dir[0]) l->n++;
-}
-
-#ifndef _WIN32
-#ifndef GLOB_ONLYDIR
-#define GLOB_ONLYDIR 0 /* a GNU hint; elsewhere a file that matches just fails to open later */
-#endif
-static void add_glob(dir_list *l, const char *pattern, const char *sub) {
-  glob_t g;
-  if (glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0) return;
-  for (size_t i = 0; i < g.gl_pathc; i++) add_dir(l, g.gl_pathv[i], sub);
-  globfree(&g);
-}
-#endif
-
 /* subs: the pip wheels' folders below site-packages that hold the library. */
-static void toolkit_dirs(dir_list *l, const char *const *subs) {
+static void toolkit_dirs(pt_lib_dirs *l, const char *const *subs) {
   static const char *const homes[] = {"CUDA_PATH", "CUDA_HOME"};
   for (int i = 0; i < 2; i++) {
 #ifdef _WIN32
-    add_dir(l, getenv(homes[i]), "bin\\x64"); /* CUDA 13 moved the DLLs here */
-    add_dir(l, getenv(homes[i]), "bin");
+    pt_lib_dirs_add(l, getenv(homes[i]), "bin\\x64"); /* CUDA 13 moved the DLLs here */
+    pt_lib_dirs_add(l, getenv(homes[i]), "bin");
 #else
-    add_dir(l, getenv(homes[i]), "lib64");
-    add_dir(l, getenv(homes[i]), "lib");
+    pt_lib_dirs_add(l, getenv(homes[i]), "lib64");
+    pt_lib_dirs_add(l, getenv(homes[i]), "lib");
 #endif
   }
 #ifndef _WIN32
-  add_glob(l, "/usr/local/cuda/targets/*/lib", NULL);
-  add_dir(l, "/usr/local/cuda/lib64", NULL);
-  add_glob(l, "/usr/local/cuda-*/targets/*/lib", NULL); /* versioned installs without the symlink */
-  add_glob(l, "/usr/local/cuda-*/lib64", NULL);
-  add_dir(l, getenv("CONDA_PREFIX"), "lib");
+  pt_lib_dirs_glob(l, "/usr/local/cuda/targets/*/lib", NULL, 0);
+  pt_lib_dirs_add(l, "/usr/local/cuda/lib64", NULL);
+  pt_lib_dirs_glob(l, "/usr/local/cuda-*/targets/*/lib", NULL, 0); /* versioned installs without the symlink */
+  pt_lib_dirs_glob(l, "/usr/local/cuda-*/lib64", NULL, 0);
+  pt_lib_dirs_add(l, getenv("CONDA_PREFIX"), "lib");
   char pat[400];
   const char *home = getenv("HOME"), *venv = getenv("VIRTUAL_ENV");
   const char *sites[6] = {"/usr/lib/python3*/dist-packages", "/usr/local/lib/python3*/dist-packages",
@@ -92,7 +65,7 @@ static void toolkit_dirs(dir_list *l, const char *const *subs) {
   for (int i = 0; i < 6; i++)
     for (int j = 0; sites[i] && subs[j]; j++) {
       snprintf(pat, sizeof pat, "%s/%s", sites[i], subs[j]);
-      add_glob(l, pat, NULL);
+      pt_lib_dirs_glob(l, pat, NULL, 0);
     }
 #else
   (void)subs;
@@ -104,7 +77,6 @@ static void toolkit_dirs(dir_list *l, const char *const *subs) {
 static int cu_load_locked(void) {
   pt_lib_state *s = &cu_state;
 #ifdef __APPLE__
-  (void)cu_rows;
   return pt_lib_fail(s, PT_EUNAVAILABLE, "cuda: there is no CUDA driver on macOS%s%s", "", NULL);
 #else
 #ifdef _WIN32
@@ -141,9 +113,8 @@ static int cu_load_locked(void) {
  * carries no RUNPATH for it. */
 static void *find_versioned(pt_lib_state *s, const char *const *names, const char *const *subs, const pt_lib_row *rows,
                             size_t nrows, void *table, size_t table_size, int (*version)(void), const char *what) {
-  dir_list *l = calloc(1, sizeof *l);
+  pt_lib_dirs *l = pt_lib_dirs_new(NULL);
   if (!l) { pt_lib_fail(s, PT_EOOM, "cuda: out of host memory looking for %s%s", what, NULL); return NULL; }
-  l->n = 1; /* dir[0] = "": the bare name, found through the loader path */
   toolkit_dirs(l, subs);
   int driver = cu_state.version;
   void *best = NULL, *fallback = NULL;
@@ -152,8 +123,7 @@ static void *find_versioned(pt_lib_state *s, const char *const *names, const cha
   if (table_size > sizeof fallback_table) { free(l); return NULL; }
   for (int d = 0; d < l->n && !best; d++) {
     for (int i = 0; names[i] && !best; i++) {
-      if (l->dir[d][0]) snprintf(path, sizeof path, "%s" SEP "%s", l->dir[d], names[i]);
-      else snprintf(path, sizeof path, "%s", names[i]);
+      pt_lib_join(path, sizeof path, l->dir[d], names[i]);
 #ifndef _WIN32
       if (l->dir[d][0] && strstr(names[i], "libcublas.")) { /* preload libcublasLt.so<same suffix> */
         char lt[512];

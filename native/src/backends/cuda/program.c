@@ -19,28 +19,12 @@
 
 static pt_mutex compile_lock = PT_MUTEX_INIT;
 
-#define LOG_EXCERPT 640 /* the core's message buffer is 1 KB; the full log goes to disk */
-
-/* Writes the failed source and the whole log next to the cache, for whoever debugs the
- * renderer; returns the log's path or "". */
-static const char *dump(uint64_t key, const char *src, const char *log, char *path, size_t cap) {
-  char p[800];
-  FILE *f;
-  if (!pt_cache_path(p, sizeof p, key, "-failed" GPU_SRC_EXT) || !(f = fopen(p, "wb"))) return "";
-  fputs(src, f);
-  fclose(f);
-  if (!pt_cache_path(path, cap, key, "-failed.log") || !(f = fopen(path, "wb"))) return "";
-  fputs(log, f);
-  fclose(f);
-  return path;
-}
-
 static int compile(const char *kind, const char *src, const cuda_build *b, uint64_t key, unsigned char **out, size_t *n) {
   nvrtcProgram prog = NULL;
-  char name[80], dumped[800];
+  char name[80];
   snprintf(name, sizeof name, "pt_%s" GPU_SRC_EXT, kind);
   nvrtcResult r = nvrtc.CreateProgram(&prog, src, name, 0, NULL, NULL);
-  if (r != NVRTC_SUCCESS) return pt_error(PT_EDRIVER, GPU_TAG ": " RTC_NAME(CreateProgram) " failed: %s (%d)", nvrtc.GetErrorString(r), r);
+  if (r != NVRTC_SUCCESS) return pt_error(PT_EDRIVER, GPU_TAG ": %s failed: %s (%d)", RTC_NAME(CreateProgram), nvrtc.GetErrorString(r), r);
   if ((r = nvrtc.CompileProgram(prog, b->nopt, b->opts)) != NVRTC_SUCCESS) {
     size_t len = 0;
     char *log = NULL;
@@ -48,11 +32,9 @@ static int compile(const char *kind, const char *src, const cuda_build *b, uint6
         nvrtc.GetProgramLog(prog, log) == NVRTC_SUCCESS)
       log[len] = 0;
     else if (log) log[0] = 0;
-    const char *where = dump(key, src, log ? log : "", dumped, sizeof dumped);
-    int st = pt_error(PT_EINVAL, GPU_TAG ": the %s program does not compile (" GPU_RTC " %d.%d, %s): %s (%d)%s%s:\n%.*s%s", kind,
-                      nvrtc_version() / 1000, nvrtc_version() % 1000 / 10, b->target, nvrtc.GetErrorString(r), r,
-                      *where ? "; source and full log at " : "", where, LOG_EXCERPT, log ? log : "",
-                      log && strlen(log) > LOG_EXCERPT ? "..." : "");
+    int st = pt_compile_failed(key, GPU_SRC_EXT, src, log ? log : "", GPU_TAG ": the %s program does not compile (" GPU_RTC
+                               " %d.%d, %s): %s (%d)", kind, nvrtc_version() / 1000, nvrtc_version() % 1000 / 10, b->target,
+                               nvrtc.GetErrorString(r), r);
     free(log);
     nvrtc.DestroyProgram(&prog);
     return st;
@@ -92,6 +74,36 @@ static int load(cuda_ctx *c, cuda_prog *p, const unsigned char *img, CUresult *r
   return PT_OK;
 }
 
+/* One program_create's state, for core's pt_cache_image. refused: the driver's answer to the
+ * fresh image (load_hint's cue), cleared when a cached one was refused. */
+typedef struct {
+  cuda_ctx *c;
+  cuda_prog *p;
+  const char *kind, *text;
+  cuda_build b;
+  uint64_t key;
+  CUresult refused;
+} job;
+
+static int job_load(void *arg, const unsigned char *img, size_t n) {
+  job *j = arg;
+  (void)n;
+  return load(j->c, j->p, img, &j->refused);
+}
+
+static int job_usable(void *arg) {
+  job *j = arg;
+  j->refused = CUDA_SUCCESS;
+  return pt_sticky_code(&j->c->dead) ? cu_enter(j->c) : PT_OK;
+}
+
+static int job_build(void *arg, unsigned char **img, size_t *n) {
+  job *j = arg;
+  return compile(j->kind, j->text, &j->b, j->key, img, n);
+}
+
+static const pt_image_ops job_ops = {job_load, job_usable, job_build};
+
 int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t srclen, void **out) {
   cuda_ctx *c = ctx;
   int k, st;
@@ -100,50 +112,23 @@ int cuda_program_create(void *ctx, const char *kind, const uint8_t *src, size_t 
   if ((st = pt_program_source(GPU_TAG, kind, src, srclen, GPU_SOURCE " source defining pt_main", PT_K_MATMUL, &k, &text, &len)) != PT_OK)
     return st;
   cuda_prog *p = calloc(1, sizeof *p);
-  cuda_build b;
   if (!p) { free(text); return pt_error(PT_EOOM, GPU_TAG ": out of host memory for a program"); }
   p->kind = k;
   /* the renderers' only ways to write the word (cuda/preamble.ts): a direct call, or the templates' macro */
   p->reports = strstr(text, "pt_fail(p.err") != NULL || strstr(text, "PT_FAIL(PT_KERR_") != NULL;
-  if (len == 0) { free(text); *out = p; return PT_OK; }
-  if ((st = cu_enter(c)) != PT_OK || (st = nvrtc_load()) != PT_OK || (st = vendor_build_setup(c, &b)) != PT_OK) goto fail;
-
-  uint64_t key = pt_cache_hash(b.key, text, len);
-
-  /* Only images that loaded go into the memory cache, so a bad disk entry is met once. */
-  size_t n = 0;
-  unsigned char *img = pt_cache_mem_get(key, &n);
-  int from_disk = 0;
-  if (!img) from_disk = (img = pt_cache_disk_get(key, GPU_IMAGE_EXT, &n)) != NULL;
-  CUresult refused = CUDA_SUCCESS;
-  if (img && load(c, p, img, &refused) == PT_OK) {
-    if (from_disk) pt_cache_mem_put(key, img, n);
-  } else if (img) { /* stale or corrupt: build it again */
-    free(img);
-    img = NULL;
-    if (pt_sticky_code(&c->dead)) { st = cu_enter(c); goto fail; }
+  job j = {.c = c, .p = p, .kind = kind, .text = text, .refused = CUDA_SUCCESS};
+  if (len > 0 && (st = cu_enter(c)) == PT_OK && (st = nvrtc_load()) == PT_OK && (st = vendor_build_setup(c, &j.b)) == PT_OK) {
+    j.key = pt_cache_hash(j.b.key, text, len);
+    st = pt_cache_image(j.key, GPU_IMAGE_EXT, &compile_lock, &job_ops, &j);
+    if (st != PT_OK && j.refused != CUDA_SUCCESS) st = vendor_load_hint(c, &j.b, j.refused, st);
   }
-  if (!p->mod) {
-    pt_mutex_lock(&compile_lock);
-    st = compile(kind, text, &b, key, &img, &n);
-    pt_mutex_unlock(&compile_lock);
-    if (st != PT_OK) goto fail;
-    if ((st = load(c, p, img, &refused)) != PT_OK) {
-      free(img);
-      if (refused != CUDA_SUCCESS) st = vendor_load_hint(c, &b, refused, st);
-      goto fail;
-    }
-    pt_cache_mem_put(key, img, n);
-    pt_cache_disk_put(key, GPU_IMAGE_EXT, img, n);
-  }
-  free(img);
   free(text);
+  if (st != PT_OK) {
+    free(p);
+    return st;
+  }
   *out = p;
   return PT_OK;
-fail:
-  free(text);
-  free(p);
-  return st;
 }
 
 void cuda_program_free(void *ctx, void *prog) {

@@ -90,7 +90,7 @@ static int claim(cuda_ctx *c, CUstream s, int *slot) {
   c->stage[pick].busy = 0; /* still pending: the next claimer waits again */
   pt_mutex_unlock(&c->lock);
   *slot = -1;
-  return cu_fail(c, CU_NAME(EventSynchronize) " (staging slot)", r);
+  return cu_fail_for(c, CU_NAME(EventSynchronize), "staging slot", r);
 }
 
 int cuda_stage_write(cuda_ctx *c, CUstream s, CUdeviceptr dst, const void *src, size_t n, size_t *done) {
@@ -102,15 +102,15 @@ int cuda_stage_write(cuda_ctx *c, CUstream s, CUdeviceptr dst, const void *src, 
     cuda_slot *t = &c->stage[i];
     size_t len = n - *done < PT_CUDA_STAGE_BYTES ? n - *done : PT_CUDA_STAGE_BYTES;
     memcpy(t->host, (const char *)src + *done, len);
-    const char *fn = CU_NAME(MemcpyHtoDAsync) " (staged)";
+    const char *fn = CU_NAME(MemcpyHtoDAsync), *what = "staged";
     CUresult r = cu.MemcpyHtoDAsync(dst + *done, t->host, len, s);
     if (r == CUDA_SUCCESS && (r = cu.EventRecord(t->ev, s)) != CUDA_SUCCESS) {
-      fn = CU_NAME(EventRecord) " (staging slot)";
+      fn = CU_NAME(EventRecord), what = "staging slot";
       cu.StreamSynchronize(s); /* the copy is queued but has no event: let it land first */
     }
     if (r != CUDA_SUCCESS) {
       put(c, i, NULL);
-      return cu_fail(c, fn, r);
+      return cu_fail_for(c, fn, what, r);
     }
     put(c, i, s);
     *done += len;
@@ -129,15 +129,15 @@ int cuda_stage_read(cuda_ctx *c, CUstream s, void *dst, CUdeviceptr src, size_t 
       if ((st = claim(c, s, &i)) != PT_OK) goto out;
       if (i < 0) break; /* none to be had: go on with what is queued */
       size_t l = n - queued < PT_CUDA_STAGE_BYTES ? n - queued : PT_CUDA_STAGE_BYTES;
-      const char *fn = CU_NAME(MemcpyDtoHAsync) " (staged)";
+      const char *fn = CU_NAME(MemcpyDtoHAsync), *what = "staged";
       CUresult r = cu.MemcpyDtoHAsync(c->stage[i].host, src + queued, l, s);
       if (r == CUDA_SUCCESS && (r = cu.EventRecord(c->stage[i].ev, s)) != CUDA_SUCCESS) {
-        fn = CU_NAME(EventRecord) " (staging slot)";
+        fn = CU_NAME(EventRecord), what = "staging slot";
         cu.StreamSynchronize(s);
       }
       if (r != CUDA_SUCCESS) {
         put(c, i, NULL);
-        st = cu_fail(c, fn, r);
+        st = cu_fail_for(c, fn, what, r);
         goto out;
       }
       fly[nf] = i;
@@ -148,7 +148,7 @@ int cuda_stage_read(cuda_ctx *c, CUstream s, void *dst, CUdeviceptr src, size_t 
     cuda_slot *t = &c->stage[fly[0]];
     CUresult r = cu.EventSynchronize(t->ev); /* also waits for the queue's work before the read */
     if (r != CUDA_SUCCESS) {
-      st = cu_fail(c, CU_NAME(EventSynchronize) " (staged read)", r);
+      st = cu_fail_for(c, CU_NAME(EventSynchronize), "staged read", r);
       goto out;
     }
     memcpy((char *)dst + *done, t->host, len[0]); /* the next chunk's DMA, if queued, runs meanwhile */

@@ -163,7 +163,7 @@ int cuda_copy(void *ctx, void *queue, void *src, size_t soff, void *dst, size_t 
      * the temporary's address after cuMemFree, so a step cannot record such a copy. */
     if (capturing(q))
       return pt_error(PT_EUNSUPPORTED, GPU_TAG ": a copy between overlapping ranges of one buffer cannot be captured in a step");
-    if ((r = cu.MemAlloc(&tmp, n)) != CUDA_SUCCESS) return cu_fail(c, CU_NAME(MemAlloc) " (overlapping copy)", r);
+    if ((r = cu.MemAlloc(&tmp, n)) != CUDA_SUCCESS) return cu_fail_for(c, CU_NAME(MemAlloc), "overlapping copy", r);
     r = cu.MemcpyDtoDAsync(tmp, s, n, q->s);
     if (r == CUDA_SUCCESS) r = cu.MemcpyDtoDAsync(d, tmp, n, q->s);
     CUresult rf = cu.MemFree(tmp); /* waits for the two copies */
@@ -235,12 +235,12 @@ static int read_word(void *arg, long long w[4]) {
   if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
   if (r != CUDA_SUCCESS) {
     w[0] = 0; /* nothing was read */
-    return cu_fail(c, CU_NAME(MemcpyDtoHAsync) " (error word)", r);
+    return cu_fail_for(c, CU_NAME(MemcpyDtoHAsync), "error word", r);
   }
   if (w[0] == 0) return PT_OK;
   r = cu.MemsetD8Async(c->errblk, 0, 4 * sizeof *w, c->svc);
   if (r == CUDA_SUCCESS) r = cu.StreamSynchronize(c->svc);
-  return r == CUDA_SUCCESS ? PT_OK : cu_fail(c, CU_NAME(MemsetD8Async) " (error word)", r);
+  return r == CUDA_SUCCESS ? PT_OK : cu_fail_for(c, CU_NAME(MemsetD8Async), "error word", r);
 }
 
 int cuda_check_word(cuda_ctx *c) { return pt_word_check(&c->word, &c->lock, read_word, c, NULL); }

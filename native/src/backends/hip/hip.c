@@ -22,22 +22,23 @@
 #define MAX_TRACKED 64
 static atomic_int activations[MAX_TRACKED]; /* per device index: live activate()s of ours */
 
-int vendor_is_sticky(hipError_t r) {
+/* HIP's sticky errors, under the CUDA numbers HIP keeps (hipErrorLaunchFailure is 719). */
+int vendor_is_sticky(CUresult r) {
   switch (r) {
-  case hipErrorIllegalAddress: case hipErrorLaunchFailure: case hipErrorLaunchTimeOut: case hipErrorECCNotCorrectable:
-  case hipErrorAssert: case hipErrorContextIsDestroyed: case hipErrorUnknown:
+  case CUDA_ERROR_ILLEGAL_ADDRESS: case CUDA_ERROR_LAUNCH_FAILED: case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ECC_UNCORRECTABLE: case CUDA_ERROR_ASSERT: case CUDA_ERROR_CONTEXT_IS_DESTROYED: case CUDA_ERROR_UNKNOWN:
     return 1;
   default:
     return 0;
   }
 }
 
-const char *vendor_error_name(hipError_t r) {
+const char *vendor_error_name(CUresult r) {
   const char *name = hip.GetErrorName ? hip.GetErrorName(r) : NULL;
   return name ? name : "hipError(unnamed)";
 }
 
-const char *vendor_error_text(hipError_t r) {
+const char *vendor_error_text(CUresult r) {
   const char *text = hip.GetErrorString ? hip.GetErrorString(r) : NULL;
   return text ? text : "no description";
 }
@@ -47,8 +48,8 @@ const char *vendor_error_text(hipError_t r) {
 int vendor_count(void) {
   if (hip_load() != PT_OK) return 0; /* the reason is set */
   int n = 0;
-  hipError_t r = hip.GetDeviceCount(&n);
-  if (r != hipSuccess) {
+  CUresult r = hip.DeviceGetCount(&n);
+  if (r != CUDA_SUCCESS) {
     pt_error(PT_EUNAVAILABLE, "hip: %s loaded, but hipGetDeviceCount found no device: %s (%d)", hip_path(),
              vendor_error_name(r), r);
     return 0;
@@ -63,14 +64,14 @@ int vendor_count(void) {
 int vendor_device_attrs(int index, dev_attrs *d) {
   int st = hip_load();
   if (st != PT_OK) return st;
-  hipError_t r = hip.DeviceGet(&d->dev, index);
-  if (r != hipSuccess) return hipd_fail(NULL, "hipDeviceGet", r);
+  CUresult r = hip.DeviceGet(&d->dev, index);
+  if (r != CUDA_SUCCESS) return cu_fail(NULL, CU_NAME(DeviceGet), r);
   d->major = d->minor = 0; /* HIP's compute capability says nothing of the features used here */
-  static const int attr[3] = {hipDeviceAttributeWarpSize, hipDeviceAttributeMaxThreadsPerBlock,
-                              hipDeviceAttributeMultiprocessorCount};
+  static const int attr[3] = {HIP_ATTR_WARP_SIZE, HIP_ATTR_MAX_THREADS_PER_BLOCK, HIP_ATTR_MULTIPROCESSOR_COUNT};
   int *out[3] = {&d->warp, &d->max_threads, &d->sms};
   for (int i = 0; i < 3; i++)
-    if ((r = hip.DeviceGetAttribute(out[i], attr[i], index)) != hipSuccess) return hipd_fail(NULL, "hipDeviceGetAttribute", r);
+    if ((r = hip.DeviceGetAttribute(out[i], attr[i], index)) != CUDA_SUCCESS)
+      return cu_fail(NULL, CU_NAME(DeviceGetAttribute), r);
   /* Attribute numbers changed in HIP 5.0; an older runtime answers other questions. */
   if ((d->warp != 32 && d->warp != 64) || d->max_threads < PT_CUDA_BLOCK || d->max_threads > 65536 || d->sms <= 0)
     return pt_error(PT_EUNSUPPORTED, "hip: device %d reports wave size %d, %d threads per block and %d compute units, "
@@ -105,7 +106,7 @@ static void device_arch(int index, char *out, size_t cap) {
   out[0] = 0;
   const size_t size = 16384;
   char *props = hip.GetDeviceProperties ? calloc(1, size) : NULL;
-  if (props && hip.GetDeviceProperties(props, index) == hipSuccess) {
+  if (props && hip.GetDeviceProperties(props, index) == CUDA_SUCCESS) {
     for (size_t i = 256; i + 4 < size; i++) {
       if (memcmp(props + i, "gfx", 3) != 0 || props[i - 1] != 0) continue;
       size_t n = strnlen(props + i, size - i);
@@ -147,8 +148,8 @@ int vendor_build_setup(const cuda_ctx *c, cuda_build *b) {
   /* No arch known: hiprtc compiles for the current device, which cu_enter selected. */
   snprintf(b->target, sizeof b->target, arch[0] ? "--offload-arch=%s" : "the current device", arch);
   if (arch[0]) b->opts[b->nopt++] = b->target;
-  b->size = hiprtc.GetCodeSize;
-  b->get = hiprtc.GetCode;
+  b->size = hiprtc.GetPTXSize; /* hiprtcGetCodeSize: the code object */
+  b->get = hiprtc.GetPTX;
   int vers[3] = {hiprtc_version(), hip_runtime_version(), c->warp};
   uint64_t key = pt_cache_hash(PT_CACHE_SEED, "polytensor-hip-1", 17);
   key = pt_cache_hash(key, arch, strlen(arch) + 1);
@@ -159,8 +160,8 @@ int vendor_build_setup(const cuda_ctx *c, cuda_build *b) {
 }
 
 /* The runtime refused the image itself (another arch, a hiprtc of another ROCm). */
-int vendor_load_hint(const cuda_ctx *c, const cuda_build *b, hipError_t r, int st) {
-  if (r != hipErrorInvalidImage && r != hipErrorNoBinaryForGpu && r != hipErrorInvalidKernelFile) return st;
+int vendor_load_hint(const cuda_ctx *c, const cuda_build *b, CUresult r, int st) {
+  if (r != CUDA_ERROR_INVALID_IMAGE && r != CUDA_ERROR_NO_BINARY_FOR_GPU && r != CUDA_ERROR_INVALID_PTX) return st;
   char msg[600];
   int m = pt_last_error((uint8_t *)msg, (int32_t)sizeof msg - 1);
   msg[m > 0 && m < (int)sizeof msg ? m : 0] = 0;

@@ -66,23 +66,17 @@ static void wait_cb(mtl_ctx *c, id cb) {
 
 /* ---- the error block (params.h) ------------------------------------------------------ */
 
-int mtl_check_block(mtl_ctx *c) {
-  pt_mtl_error e;
-  uint32_t kinds = 0;
-  pt_mutex_lock(&c->errlock); /* one reader at a time, so a report is made once */
-  if (!c->launched) { pt_mutex_unlock(&c->errlock); return PT_OK; }
-  volatile pt_mtl_error *blk = MSG0(void *)(c->errblk, S.contents);
-  e.code = blk->code;
-  if (e.code) {
-    for (int i = 0; i < 3; i++) e.d[i] = blk->d[i];
-    blk->d[0] = blk->d[1] = blk->d[2] = 0;
-    blk->code = 0;
-    kinds = c->kinds_since;
-    c->kinds_since = 0;
-  }
-  pt_mutex_unlock(&c->errlock);
-  return e.code ? pt_kernel_error(e.code, e.d, kinds, NULL) : PT_OK;
+/* pt_word_check's reader, under ctx->errlock: the block is shared storage. */
+static int read_block(void *arg, long long out[4]) {
+  volatile pt_mtl_error *blk = MSG0(void *)(((mtl_ctx *)arg)->errblk, S.contents);
+  if ((out[0] = blk->code) == 0) return PT_OK;
+  for (int i = 0; i < 3; i++) out[1 + i] = blk->d[i];
+  blk->d[0] = blk->d[1] = blk->d[2] = 0;
+  blk->code = 0;
+  return PT_OK;
 }
+
+int mtl_check_block(mtl_ctx *c) { return pt_word_check(&c->word, &c->errlock, read_block, c, NULL); }
 
 /* ---- host waits --------------------------------------------------------------------- */
 

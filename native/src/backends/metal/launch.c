@@ -101,37 +101,29 @@ int mtl_dispatch_locked(mtl_queue *q, id pso, id *bufs, int n, uint32_t writes, 
   return PT_OK;
 }
 
-static NSUInteger cap(int64_t x, int64_t most) { return (NSUInteger)(x < most ? x : most); }
-
 int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nbuf, const double *args, int nargs) {
   mtl_ctx *c = ctx;
   mtl_queue *q = queue;
   mtl_prog *p = prog;
-  const char *name = pt_program_kind_name(p->kind);
-  if (nbuf > PT_MTL_MAX_BUFS)
-    return pt_error(PT_EINVAL, "metal: a %s launch names %d buffers; Metal kernels take at most %d (params.h)", name, nbuf,
-                    PT_MTL_MAX_BUFS);
-  if (nargs > PT_MTL_MAX_ARGS)
-    return pt_error(PT_EINVAL, "metal: a %s launch has %d argument slots; Metal kernels take at most %d (params.h)", name, nargs,
-                    PT_MTL_MAX_ARGS);
   int64_t work = 0;
   uint32_t writes = 0;
   pt_matmul_plan mm;
   memset(&mm, 0, sizeof mm);
-  int st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes);
-  if (st != PT_OK) return st;
-  if (uses_f64(p->kind, args, &mm)) return pt_error(PT_EUNSUPPORTED, "metal: float64 is not supported by Metal (a %s launch)", name);
+  int st = pt_launch_fits("metal", "Metal", p->kind, nbuf, PT_MTL_MAX_BUFS, nargs, PT_MTL_MAX_ARGS);
+  if (st != PT_OK || (st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes)) != PT_OK) return st;
+  if (uses_f64(p->kind, args, &mm))
+    return pt_error(PT_EUNSUPPORTED, "metal: float64 is not supported by Metal (a %s launch)", pt_program_kind_name(p->kind));
   MTLSize groups = {1, 1, 1};
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch == 0 || mm.M == 0 || mm.N == 0) return PT_OK;
-    groups = (MTLSize){cap((mm.N + 63) / 64, 65535), cap((mm.M + 63) / 64, 65535), cap(mm.batch, 65535)};
+    unsigned g[3];
+    pt_grid_tiles(mm.M, mm.N, mm.batch, 64, g); /* the shader's 64x64 tiles (params.h) */
+    groups = (MTLSize){g[0], g[1], g[2]};
   } else if (work <= 0) {
-    return PT_OK; /* nothing to do: nothing is recorded */
-  } else if (pt_program_kind_shape(p->kind) == PT_SHAPE_ELEMENT) {
-    groups.width = cap((work + PT_MTL_GROUP - 1) / PT_MTL_GROUP, 65535);
-  } else if (pt_program_kind_shape(p->kind) == PT_SHAPE_ROW) {
-    groups.width = cap(work, 65535);
-  } /* SERIAL: one group keeps blocks.h's write order */
+    return PT_OK; /* nothing to do: nothing is recorded, not even a SERIAL group */
+  } else {
+    groups.width = pt_grid_groups(p->kind, work, PT_MTL_GROUP, 65535);
+  }
 
   pt_mtl_params params;
   convert(&params, nbuf, args, nargs);
@@ -141,8 +133,7 @@ int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int n
   /* Marked before the dispatch, so that a wait that sees it finish also reads the block,
    * and a report can name the kinds that may have written it. */
   pt_mutex_lock(&c->errlock);
-  c->launched = 1;
-  c->kinds_since |= 1u << p->kind;
+  pt_word_mark(&c->word, 1u << p->kind, 1); /* every kind: the block is shared memory, reading it costs a load */
   pt_mutex_unlock(&c->errlock);
   void *pool = mtl_pool();
   pt_mutex_lock(&q->lock);

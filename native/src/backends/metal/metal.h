@@ -144,9 +144,8 @@ typedef struct {
   mtl_cached *cache;   /* compiled pipelines by source */
   int ncache, capcache;
   id copy_pso;         /* the driver's own byte-copy kernel, for copies blits cannot do */
-  pt_mutex errlock;    /* guards the error block's reads and the two fields below */
-  uint32_t kinds_since;
-  int launched;
+  pt_mutex errlock;    /* guards the error block's reads and word */
+  pt_word word;        /* the error block's bookkeeping (core/gpu.h) */
 } mtl_ctx;
 
 typedef struct { id cb; uint64_t value; } mtl_pending;

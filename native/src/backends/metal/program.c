@@ -17,7 +17,6 @@
 #include "metal.h"
 #include "program_cache.h"
 
-#define LOG_EXCERPT 640 /* the core's message buffer is 1 KB; the whole log goes to disk */
 #define MAX_CACHED 4096
 
 /* The driver's own kernel for copies a blit cannot do (offsets or size not multiples of 4). */
@@ -30,21 +29,8 @@ static const char copy_src[] =
     "  for (ulong i = (ulong)group.x * 256 + lid; i < a[2]; i += (ulong)groups.x * 256) dst[a[1] + i] = src[a[0] + i];\n"
     "}\n";
 
-/* Writes the failed source and the whole log next to the program cache; returns the log's path or "". */
-static const char *dump(uint64_t key, const char *src, const char *log, char *path, size_t cap) {
-  char p[800];
-  FILE *f;
-  if (!pt_cache_path(p, sizeof p, key, "-failed.metal") || !(f = fopen(p, "wb"))) return "";
-  fputs(src, f);
-  fclose(f);
-  if (!pt_cache_path(path, cap, key, "-failed.log") || !(f = fopen(path, "wb"))) return "";
-  fputs(log, f);
-  fclose(f);
-  return path;
-}
-
 int mtl_compile(mtl_ctx *c, const char *what, const char *src, size_t len, const char *entry, id *out) {
-  char log[4096], where[800];
+  char log[4096];
   int st = PT_OK;
   id lib = NULL, fn = NULL, err = NULL, pso = NULL;
   void *pool = mtl_pool();
@@ -57,9 +43,7 @@ int mtl_compile(mtl_ctx *c, const char *what, const char *src, size_t len, const
   if (!lib) {
     mtl_error_text(err, log, sizeof log);
     uint64_t key = pt_cache_hash(PT_CACHE_SEED, src, len);
-    const char *at = dump(key, src, log, where, sizeof where);
-    st = pt_error(PT_EINVAL, "metal: the %s program does not compile%s%s:\n%.*s%s", what, *at ? "; source and full log at " : "",
-                  at, LOG_EXCERPT, log, strlen(log) > LOG_EXCERPT ? "..." : "");
+    st = pt_compile_failed(key, ".metal", src, log, "metal: the %s program does not compile", what);
     goto done;
   }
   if (!(fn = MSGA(id, id)(lib, S.newFunctionWithName, mtl_str(entry)))) {
@@ -69,7 +53,7 @@ int mtl_compile(mtl_ctx *c, const char *what, const char *src, size_t len, const
   err = NULL;
   if (!(pso = MSGA(id, id, id *)(c->dev, S.newComputePipelineState, fn, &err))) {
     mtl_error_text(err, log, sizeof log);
-    st = pt_error(PT_EINVAL, "metal: the %s kernel compiled but makes no pipeline: %.*s", what, LOG_EXCERPT, log);
+    st = pt_error(PT_EINVAL, "metal: the %s kernel compiled but makes no pipeline: %.*s", what, PT_LOG_EXCERPT, log);
     goto done;
   }
   NSUInteger most = MSG0(NSUInteger)(pso, S.maxTotalThreadsPerThreadgroup);

@@ -116,7 +116,7 @@ static void release(vk_ctx *c) {
     if (c->layout) c->d.vkDestroyPipelineLayout(c->dev, c->layout, NULL);
     c->d.vkDestroyDevice(c->dev, NULL);
   }
-  pt_outcome_free(&c->launch_fail);
+  pt_outcome_free(&c->word.launch_fail);
   free(c);
 }
 
@@ -173,6 +173,7 @@ static int vk_activate(int index, void **out) {
   pt_sticky_init(&c->dead);
   c->index = index;
   c->ph = p;
+  snprintf(c->where, sizeof c->where, "vulkan (%s)", p->name);
   int st = make_device(c);
   if (st != PT_OK) { release(c); return st; }
 

@@ -98,7 +98,7 @@ vk_graph *vkg_detach(vk_ctx *c, vk_queue *q) {
   vk_graph *g = q->cap;
   q->cap = NULL;
   atomic_store(&q->capturing, 0);
-  if (g) g->kinds = c->kinds_since; /* kinds launched since the last reported failure: at least the step's */
+  if (g) g->kinds = c->word.kinds_since; /* kinds launched since the last reported failure: at least the step's */
   return g;
 }
 
@@ -165,8 +165,7 @@ int vk_graph_launch(void *ctx, void *queue, void *graph) {
   pt_mutex_lock(&c->lock);
   if (q->cap) st = pt_error(PT_EINVAL, "vulkan: the queue is capturing a step; captured steps do not nest");
   else if ((st = vkq_submit(c, q)) == PT_OK && (st = send(c, q, g, &g->b.cb)) == PT_OK) { /* the open batch goes first */
-    if (g->kinds) c->launched = 1;
-    c->kinds_since |= g->kinds;
+    pt_word_mark(&c->word, g->kinds, g->kinds != 0);
   }
   pt_mutex_unlock(&c->lock);
   return st;

@@ -18,27 +18,10 @@
 #include "vkdrv.h"
 #include "program_cache.h"
 
-#define LOG_EXCERPT 640 /* the core's message buffer is 1 KB; the full log goes to disk */
-
 static pt_mutex compile_lock = PT_MUTEX_INIT;
 
-static const char *dump(uint64_t key, const char *src, const char *log, char *path, size_t cap) {
-  char p[800];
-  FILE *f;
-  if (!pt_cache_path(p, sizeof p, key, "-failed.comp") || !(f = fopen(p, "wb"))) return "";
-  fputs(src, f);
-  fclose(f);
-  if (!pt_cache_path(path, cap, key, "-failed.log") || !(f = fopen(path, "wb"))) return "";
-  fputs(log, f);
-  fclose(f);
-  return path;
-}
-
 static int compile_failed(const char *kind, const char *who, const char *src, const char *log, uint64_t key) {
-  char where[800];
-  const char *at = dump(key, src, log, where, sizeof where);
-  return pt_error(PT_EINVAL, "vulkan: the %s program does not compile (%s, Vulkan 1.2)%s%s:\n%.*s%s", kind, who,
-                  *at ? "; source and full log at " : "", at, LOG_EXCERPT, log, strlen(log) > LOG_EXCERPT ? "..." : "");
+  return pt_compile_failed(key, ".comp", src, log, "vulkan: the %s program does not compile (%s, Vulkan 1.2)", kind, who);
 }
 
 static int compile_shaderc(const char *kind, const char *src, size_t len, const char *sg, int denorm, uint64_t key,
@@ -108,54 +91,59 @@ static int make_pipeline(vk_ctx *c, vk_prog *p, const unsigned char *spv, size_t
   return PT_OK;
 }
 
+/* One program_create's state, for core's pt_cache_image. */
+typedef struct {
+  vk_ctx *c;
+  vk_prog *p;
+  const char *kind, *text;
+  size_t len;
+  char sg[16];
+  int denorm;
+  uint64_t key;
+} job;
+
+static int job_load(void *arg, const unsigned char *spv, size_t n) {
+  job *j = arg;
+  return make_pipeline(j->c, j->p, spv, n);
+}
+
+static int job_usable(void *arg) { return vk_enter(((job *)arg)->c); }
+
+static int job_build(void *arg, unsigned char **spv, size_t *n) {
+  job *j = arg;
+  return compile(j->kind, j->text, j->len, j->sg, j->denorm, j->key, spv, n);
+}
+
+static const pt_image_ops job_ops = {job_load, job_usable, job_build};
+
 int vk_program_create(void *ctx, const char *kind, const uint8_t *src, size_t srclen, void **out) {
   vk_ctx *c = ctx;
   int k, st;
-  char *text, sg[16];
+  char *text;
   size_t len;
   if ((st = pt_program_source("vulkan", kind, src, srclen, "GLSL compute source (params.h)", -1, &k, &text, &len)) != PT_OK) return st;
   if ((st = vk_enter(c)) != PT_OK) { free(text); return st; }
   vk_prog *p = calloc(1, sizeof *p);
   if (!p) { free(text); return pt_error(PT_EOOM, "vulkan: out of host memory for a program"); }
   p->kind = k;
-  snprintf(sg, sizeof sg, "%u", c->ph->subgroup ? c->ph->subgroup : 1);
-  int denorm = c->ph->denorm32;
+  job j = {.c = c, .p = p, .kind = kind, .text = text, .len = len, .denorm = c->ph->denorm32};
+  snprintf(j.sg, sizeof j.sg, "%u", c->ph->subgroup ? c->ph->subgroup : 1);
   /* libshaderc's SPIR-V version, or 0 for the command-line fallback. */
   unsigned ver = shaderc_load() == PT_OK ? shaderc_version() : 0;
 
   uint64_t key = pt_cache_hash(PT_CACHE_SEED, "polytensor-vk-1", 15);
-  key = pt_cache_hash(key, sg, strlen(sg) + 1);
-  key = pt_cache_hash(key, &denorm, sizeof denorm);
+  key = pt_cache_hash(key, j.sg, strlen(j.sg) + 1);
+  key = pt_cache_hash(key, &j.denorm, sizeof j.denorm);
   key = pt_cache_hash(key, &ver, sizeof ver);
-  key = pt_cache_hash(key, text, len);
-  size_t n = 0;
-  unsigned char *spv = pt_cache_mem_get(key, &n);
-  int from_disk = 0;
-  if (!spv) from_disk = (spv = pt_cache_disk_get(key, ".spv", &n)) != NULL;
-  if (spv && make_pipeline(c, p, spv, n) == PT_OK) {
-    if (from_disk) pt_cache_mem_put(key, spv, n);
-  } else if (spv) { /* stale or corrupt: build it again */
-    free(spv);
-    spv = NULL;
-    if ((st = vk_enter(c)) != PT_OK) goto fail;
-  }
-  if (!p->pipe) {
-    pt_mutex_lock(&compile_lock);
-    st = compile(kind, text, len, sg, denorm, key, &spv, &n);
-    pt_mutex_unlock(&compile_lock);
-    if (st != PT_OK) goto fail;
-    if ((st = make_pipeline(c, p, spv, n)) != PT_OK) { free(spv); goto fail; }
-    pt_cache_mem_put(key, spv, n);
-    pt_cache_disk_put(key, ".spv", spv, n);
-  }
-  free(spv);
+  j.key = pt_cache_hash(key, text, len);
+  st = pt_cache_image(j.key, ".spv", &compile_lock, &job_ops, &j);
   free(text);
+  if (st != PT_OK) {
+    free(p);
+    return st;
+  }
   *out = p;
   return PT_OK;
-fail:
-  free(text);
-  free(p);
-  return st;
 }
 
 void vk_program_free(void *ctx, void *prog) {
@@ -226,9 +214,9 @@ static int record(vk_ctx *c, vk_queue *q, const vk_launch_rec *l) {
     b->ndisp++;
     b->nops++;
     /* Marked with the launch, so a wait that sees it finish also reads the error block and
-     * a report can name the kinds that may have written it. */
-    c->launched = 1;
-    c->kinds_since |= 1u << l->p->kind;
+     * a report can name the kinds that may have written it. Every kind counts as a writer:
+     * the block is mapped, so reading it costs a load, not a copy. */
+    pt_word_mark(&c->word, 1u << l->p->kind, 1);
   }
   pt_mutex_unlock(&c->lock);
   return st;
@@ -241,7 +229,7 @@ static void issue(void *arg, void *rec) {
   int st = record(c, q, rec);
   if (st == PT_OK) return;
   pt_mutex_lock(&c->lock);
-  pt_outcome_settle(&c->launch_fail, st);
+  pt_outcome_settle(&c->word.launch_fail, st);
   pt_mutex_unlock(&c->lock);
 }
 
@@ -251,35 +239,23 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
   vk_ctx *c = ctx;
   vk_queue *q = queue;
   vk_prog *p = prog;
-  const char *name = pt_program_kind_name(p->kind);
-  if (nbuf > PT_VK_MAX_BUFS)
-    return pt_error(PT_EINVAL, "vulkan: a %s launch names %d buffers; Vulkan kernels take at most %d (params.h)", name, nbuf, PT_VK_MAX_BUFS);
-  if (nargs > PT_VK_MAX_ARGS)
-    return pt_error(PT_EINVAL, "vulkan: a %s launch has %d argument slots; Vulkan kernels take at most %d (params.h)", name, nargs,
-                    PT_VK_MAX_ARGS);
   int64_t work = 0;
   uint32_t writes = 0;
   pt_matmul_plan mm;
   memset(&mm, 0, sizeof mm);
-  int st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes);
-  if (st != PT_OK) return st;
+  int st = pt_launch_fits("vulkan", "Vulkan", p->kind, nbuf, PT_VK_MAX_BUFS, nargs, PT_VK_MAX_ARGS);
+  if (st != PT_OK || (st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes)) != PT_OK) return st;
   uint32_t gx = 1, gy = 1, gz = 1;
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch <= 0 || mm.M <= 0 || mm.N <= 0) return PT_OK;
     /* params.h: 128x128 tiles when both M and N exceed 64, else 64x64 (the shader's rule);
-     * each dimension within 65535 groups, Vulkan's least maxComputeWorkGroupCount (the
-     * shader strides over the tiles and batches left over) */
-    const int64_t tile = mm.M > 64 && mm.N > 64 ? 128 : 64;
-    const int64_t tx = (mm.N + tile - 1) / tile, ty = (mm.M + tile - 1) / tile;
-    gx = (uint32_t)(tx < 65535 ? tx : 65535);
-    gy = (uint32_t)(ty < 65535 ? ty : 65535);
-    gz = (uint32_t)(mm.batch < 65535 ? mm.batch : 65535);
+     * 65535 groups a dimension is also Vulkan's least maxComputeWorkGroupCount */
+    unsigned g[3];
+    pt_grid_tiles(mm.M, mm.N, mm.batch, mm.M > 64 && mm.N > 64 ? 128 : 64, g);
+    gx = g[0], gy = g[1], gz = g[2];
   } else {
-    if (work <= 0) return PT_OK; /* no work: nothing is recorded */
-    int shape = pt_program_kind_shape(p->kind);
-    int64_t g = shape == PT_SHAPE_ELEMENT ? (work + PT_VK_GROUP - 1) / PT_VK_GROUP : shape == PT_SHAPE_ROW ? work : 1;
-    const int64_t cap = shape == PT_SHAPE_ELEMENT ? VK_ELEMENT_GROUPS : 65535;
-    gx = (uint32_t)(g < cap ? g : cap);
+    if (work <= 0) return PT_OK; /* no work: nothing is recorded, not even a SERIAL group */
+    gx = pt_grid_groups(p->kind, work, PT_VK_GROUP, VK_ELEMENT_GROUPS);
   }
   if ((st = vk_enter(c)) != PT_OK) return st;
   int capturing = atomic_load(&q->capturing);

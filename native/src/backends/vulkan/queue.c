@@ -241,29 +241,18 @@ int vk_drain(vk_ctx *c) {
 
 /* ---- the error block (params.h) ------------------------------------------------------- */
 
-int vk_check_block(vk_ctx *c) {
+/* pt_word_check's reader, under ctx->lock: the block is mapped and coherent. */
+static int read_block(void *arg, long long out[4]) {
+  vk_ctx *c = arg;
   volatile uint32_t *code = c->errblk->map;
   volatile int64_t *det = (volatile int64_t *)((char *)c->errblk->map + 8);
-  long long d[3] = {0, 0, 0};
-  uint32_t k = 0, kinds = 0;
-  pt_mutex_lock(&c->lock); /* one reader at a time, so a code is reported once */
-  if (c->launch_fail.status < 0) { /* a launch that failed to record from a ring (program.c): reported once */
-    int st = pt_outcome_take(&c->launch_fail);
-    pt_mutex_unlock(&c->lock);
-    return st;
-  }
-  if (c->launched && (k = *code) != 0) {
-    for (int i = 0; i < 3; i++) d[i] = (long long)det[i];
-    memset(c->errblk->map, 0, 32); /* coherent: the next submission sees it cleared */
-    kinds = c->kinds_since;
-    c->kinds_since = 0;
-  }
-  pt_mutex_unlock(&c->lock);
-  if (!k) return PT_OK;
-  char where[300];
-  snprintf(where, sizeof where, "vulkan (%s)", c->ph->name);
-  return pt_kernel_error(k, d, kinds, where);
+  if ((out[0] = *code) == 0) return PT_OK;
+  for (int i = 0; i < 3; i++) out[1 + i] = (long long)det[i];
+  memset(c->errblk->map, 0, 32); /* the next submission sees it cleared */
+  return PT_OK;
 }
+
+int vk_check_block(vk_ctx *c) { return pt_word_check(&c->word, &c->lock, read_block, c, c->where); }
 
 /* ---- queues ------------------------------------------------------------------------- */
 

@@ -136,9 +136,8 @@ struct vk_ctx {
   vk_queue *queues;
   pt_sticky dead;  /* the VkResult that lost the context and its cause; 0 while healthy */
   pt_mutex lock;   /* guards everything mutable here and in the queues */
-  uint32_t kinds_since;
-  int launched;
-  pt_outcome launch_fail; /* a launch that failed to record from a ring; the next wait reports it */
+  pt_word word;    /* the error block's bookkeeping (core/gpu.h), and a launch a ring failed to record */
+  char where[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 16]; /* "vulkan (name)", for kernel error reports */
 };
 
 /* lib.c */
