@@ -1,20 +1,56 @@
 /**
- * The sort template (src/kernels/templates/sort.ts) in CUDA's text, run on the CPU in
- * tools/cuda_emu (test/cuda_emu.ts) against a plain JS stable sort, with each language's plan:
- * CUDA's, and GLSL's and Metal's sizes and long-row merges in CUDA's dialect (GLSL's own text
- * runs in every Vulkan pass; Metal's has no runner). Every dtype, NaN (payloads kept) above
- * +inf, -0.0 tied with 0.0, subnormals, ties, descending, odd and one-element rows, rows side
- * by side in a group, strided and offset views, rows longer than shared memory.
+ * The sort template (src/kernels/templates/sort.ts) run on the CPU in tools/cuda_emu
+ * (test/cuda_emu.ts) against a plain JS stable sort: CUDA's program, GLSL's plan (its sizes and
+ * long-row steps) in CUDA's dialect (GLSL's own text runs in every Vulkan pass), and Metal's
+ * program itself over the stand-in <metal_stdlib> with real barriers. Every dtype, NaN
+ * (payloads kept) above +inf, -0.0 tied with 0.0, subnormals, ties, descending, odd and
+ * one-element rows, rows side by side in a group, strided and offset views, rows longer than
+ * shared memory.
  */
 import { assert, rng, testUnless } from "./harness.ts";
 import { BF16, BOOL, emulate, F16, F32, F64, hasGxx, I32, I64, type Launch, pad8, type Result, SIZE, U8, view } from "./cuda_emu.ts";
 import { CUDA_DIALECT, PREAMBLE } from "../src/kernels/cuda/preamble.ts";
-import { sort, type SortPlan } from "../src/kernels/templates/sort.ts";
-import { CUDA_SORT } from "../src/kernels/cuda.ts";
+import { sort } from "../src/kernels/templates/sort.ts";
 import { GLSL_SORT } from "../src/kernels/glsl.ts";
-import { MSL_SORT } from "../src/kernels/msl.ts";
+import { mslTemplateSource } from "../src/kernels/msl.ts";
+import { MSL_HOST_SHIM } from "../src/kernels/msl/shim.ts";
 
-const PLANS: Record<string, SortPlan> = { cuda: CUDA_SORT, glsl: GLSL_SORT, msl: MSL_SORT };
+/**
+ * An MSL program as one of cuda_emu's: the stand-in <metal_stdlib> with a real barrier, threadgroup
+ * arrays static (one for the block's fibers), and a pt_main(pt_params) that calls the kernel.
+ */
+function mslOnEmulator(msl: string): string {
+  const barrier = "inline void threadgroup_barrier(mem_flags) {}", local = "#define PT_SHARED_LOCAL_N(T, name, n) threadgroup T name[n];";
+  assert.ok(MSL_HOST_SHIM.includes(barrier) && msl.includes(local), "the stand-in's barrier and the threadgroup arrays' macro");
+  const program = msl.replace(/\0$/, "").replace("#include <metal_stdlib>\nusing namespace metal;\n", "")
+    .replace(local, "#define PT_SHARED_LOCAL_N(T, name, n) static T name[n];");
+  const buffers = Array.from({ length: 16 }, (_, k) => `(uchar *)p.buf[${k}]`).join(", ");
+  return String.raw`${MSL_HOST_SHIM.replace(barrier, "inline void threadgroup_barrier(mem_flags) { __syncthreads(); }")}
+using namespace metal;
+namespace msl {
+${program}
+}
+#undef kernel
+#undef device
+#undef constant
+#undef thread
+#undef threadgroup
+typedef struct { unsigned long long buf[16]; unsigned long long err; int nbuf; int nargs; double a[240]; } pt_params;
+static msl::pt_mtl_params mp; /* the block's fibers all write the same */
+static msl::pt_mtl_error me;
+static void pt_main(const pt_params p) {
+  for (int i = 0; i < 240; i++) mp.ai[i] = (long)p.a[i], mp.af[i] = (float)p.a[i];
+  msl::pt_main(${buffers}, mp, &me, uint3{blockIdx.x, 0, 0}, uint3{gridDim.x, 1, 1}, threadIdx.x);
+  if (me.code.v != 0) ((long long *)p.err)[0] = me.code.v;
+}`;
+}
+
+/** The programs run: CUDA's sort (by its name), GLSL's plan in CUDA's text, Metal's sort. */
+const PROGRAMS: Record<string, string | undefined> = {
+  sort: undefined,
+  sort_glsl: PREAMBLE + sort(CUDA_DIALECT, GLSL_SORT),
+  sort_msl: mslOnEmulator(mslTemplateSource("sort")),
+};
 
 /** Bit patterns a row draws from besides small numbers: NaNs (with payloads, negative), +-0, +-inf, subnormals, extremes. */
 const SPECIAL: Record<number, bigint[]> = {
@@ -132,8 +168,8 @@ function launch(c: Case, plan: string, r: () => number): [Launch, (res: Result) 
   const name = `${plan} dt ${dt} [${shape}] axis ${axis} ${desc ? "desc" : "asc"}${c.stored ? ` stored [${stored}]` : ""}`;
   const l: Launch = {
     name,
-    template: `sort_${plan}`,
-    source: PREAMBLE + sort(CUDA_DIALECT, PLANS[plan]),
+    template: plan,
+    source: PROGRAMS[plan],
     slots,
     buffers: [{ dt, raw }, { dt, values: Array(numel).fill(0xcd) }, { dt: I64, values: Array(numel).fill(-7) }],
     grid: c.grid ?? Math.max(1, Math.min(rows, 65535)),
@@ -157,8 +193,8 @@ function launch(c: Case, plan: string, r: () => number): [Launch, (res: Result) 
 }
 
 testUnless(
-  hasGxx() ? null : "g++ not found, so no CPU run of the CUDA sort template",
-  "the sort template's CUDA text gives a JS stable sort's indices and bit-exact values under every language's plan",
+  hasGxx() ? null : "g++ not found, so no CPU run of the sort template",
+  "the sort template's CUDA and Metal programs and GLSL's plan give a JS stable sort's indices and bit-exact values",
   () => {
     const r = rng(26);
     const cases: Case[] = [];
@@ -179,7 +215,7 @@ testUnless(
       );
     }
     cases.push({ dt: U8, shape: [4500], axis: 0, desc: false }, { dt: F32, shape: [3, 0], axis: 1, desc: false });
-    const runs = Object.keys(PLANS).flatMap((plan) => cases.map((c) => launch(c, plan, r)));
+    const runs = Object.keys(PROGRAMS).flatMap((plan) => cases.map((c) => launch(c, plan, r)));
     const results = emulate(runs.map(([l]) => l));
     runs.forEach(([, check], k) => check(results[k]));
   },
