@@ -31,8 +31,8 @@ export function runEmulated(dir: string, name: string, source: string): string[]
 }
 
 /** dtype codes (blocks.h) of the element types these runs use, their sizes, and two kernel error codes. */
-export const F32 = 0, F64 = 1, I32 = 4, I64 = 5, U8 = 6;
-const SIZE: Record<number, number> = { [F32]: 4, [F64]: 8, [I32]: 4, [I64]: 8, [U8]: 1 };
+export const F32 = 0, F16 = 1, BF16 = 2, F64 = 3, I32 = 4, I64 = 5, U8 = 6, BOOL = 7;
+export const SIZE: Record<number, number> = { [F32]: 4, [F16]: 2, [BF16]: 2, [F64]: 8, [I32]: 4, [I64]: 8, [U8]: 1, [BOOL]: 1 };
 export const KERR_INDEX = 1, KERR_COUNT = 4;
 
 /** A VIEW's slots: buffer index, dtype, offset, eight strides. */
@@ -40,7 +40,7 @@ export const view = (buf: number, dt: number, offset: number, strides: readonly 
 /** xs padded to eight slots with fill. */
 export const pad8 = (xs: readonly number[], fill: number) => Array.from({ length: 8 }, (_, d) => xs[d] ?? fill);
 
-/** Values as a buffer of dtype dt. */
+/** Values as a buffer of dtype dt (f16 and bf16 as their bits). */
 export function bytes(dt: number, values: readonly number[]): Uint8Array {
   const b = new Uint8Array(values.length * SIZE[dt]), v = new DataView(b.buffer);
   values.forEach((x, i) => {
@@ -48,11 +48,12 @@ export function bytes(dt: number, values: readonly number[]): Uint8Array {
     else if (dt === F64) v.setFloat64(8 * i, x, true);
     else if (dt === I32) v.setInt32(4 * i, x, true);
     else if (dt === I64) v.setBigInt64(8 * i, BigInt(x), true);
+    else if (dt === F16 || dt === BF16) v.setUint16(2 * i, x, true);
     else v.setUint8(i, x);
   });
   return b;
 }
-/** A buffer of dtype dt as values. */
+/** A buffer of dtype dt as values (f16 and bf16 as their bits). */
 export function values(dt: number, b: Uint8Array): number[] {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength), n = b.length / SIZE[dt];
   return Array.from(
@@ -66,31 +67,38 @@ export function values(dt: number, b: Uint8Array): number[] {
         ? v.getInt32(4 * i, true)
         : dt === I64
         ? Number(v.getBigInt64(8 * i, true))
+        : dt === F16 || dt === BF16
+        ? v.getUint16(2 * i, true)
         : v.getUint8(i),
   );
 }
 
-/** One launch: a template, its block, its buffers (the last one's bytes come back), the grid. */
+/**
+ * One launch: a template (by name, or a program's text in `source`, its name then an identifier of the
+ * test's), its block, its buffers (by values, or bytes as they are), the grid.
+ */
 export interface Launch {
   name: string;
   template: string;
+  source?: string;
   slots: number[];
-  buffers: { dt: number; values: number[] }[];
+  buffers: { dt: number; values?: number[]; raw?: Uint8Array }[];
   grid: number;
 }
-/** What a launch left: the error word and details, and the last buffer's values. */
+/** What a launch left: the error word and details, the last buffer's values, and every buffer's bytes. */
 export interface Result {
   err: number[];
   out: number[];
+  bufs: Uint8Array[];
 }
 
 /** Runs the launches in one C++ unit under the emulator. */
 export function emulate(launches: Launch[]): Result[] {
   const dir = mkdtempSync(join(tmpdir(), "pt-cuda-emu-"));
   try {
-    const templates = [...new Set(launches.map((l) => l.template))];
+    const programs = new Map(launches.map((l) => [l.template, l.source ?? cudaTemplateSource(l.template)]));
     const unit = ["#define PT_NOINLINE __attribute__((noinline))", '#include "shim.h"'];
-    for (const t of templates) unit.push(`namespace t_${t} {\n#define pt_main pt_main_${t}\n${cudaTemplateSource(t)}\n#undef pt_main\n}`);
+    for (const [t, text] of programs) unit.push(`namespace t_${t} {\n#define pt_main pt_main_${t}\n${text}\n#undef pt_main\n}`);
     unit.push(String.raw`#include "run.h"
 #include <vector>
 static void *load(const char *path, long n) {
@@ -106,33 +114,36 @@ template <class P> static void fill(P &p, std::vector<double> a, std::vector<voi
   for (size_t i = 0; i < bufs.size(); i++) p.buf[i] = (unsigned long long)bufs[i];
   p.nargs = (int)a.size(), p.nbuf = (int)bufs.size(), p.err = (unsigned long long)err;
 }
-static void dump(int k, long long *err, const char *b, long n) {
-  printf("%d %lld %lld %lld %lld ", k, err[0], err[1], err[2], err[3]);
-  for (long i = 0; i < n; i++) printf("%02x", (unsigned char)b[i]);
+static void dump(int k, long long *err, std::vector<void *> bufs, std::vector<long> n) {
+  printf("%d %lld %lld %lld %lld", k, err[0], err[1], err[2], err[3]);
+  for (size_t j = 0; j < bufs.size(); j++) {
+    printf(" x"); /* an empty buffer is still a field */
+    for (long i = 0; i < n[j]; i++) printf("%02x", ((unsigned char *)bufs[j])[i]);
+  }
   printf("\n");
 }
 int main() {`);
     launches.forEach((l, k) => {
       const names = l.buffers.map((b, i) => {
-        const file = join(dir, `b${k}_${i}.bin`), data = bytes(b.dt, b.values);
+        const file = join(dir, `b${k}_${i}.bin`), data = b.raw ?? bytes(b.dt, b.values ?? []);
         writeFileSync(file, data);
         return { file, n: data.length };
       });
-      const last = names[names.length - 1];
       unit.push(`  { /* ${l.name} */
     std::vector<void *> bufs = {${names.map((b) => `load("${b.file}", ${b.n})`).join(", ")}};
     long long err[4] = {0, 0, 0, 0};
     t_${l.template}::pt_params p; fill(p, {${l.slots}}, bufs, err); emu_launch(t_${l.template}::pt_main_${l.template}, p, ${l.grid});
-    dump(${k}, err, (const char *)bufs.back(), ${last.n});
+    dump(${k}, err, bufs, {${names.map((b) => b.n)}});
   }`);
     });
     unit.push("  return 0;\n}");
     const lines = runEmulated(dir, "launches", unit.join("\n"));
     assert.equal(lines.length, launches.length, lines.slice(0, 20).join("\n"));
     return lines.map((line, k) => {
-      const [, e0, e1, e2, e3, hex] = line.split(" ");
-      const raw = new Uint8Array((hex ?? "").length / 2).map((_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
-      return { err: [e0, e1, e2, e3].map(Number), out: values(launches[k].buffers[launches[k].buffers.length - 1].dt, raw) };
+      const [, e0, e1, e2, e3, ...hexes] = line.split(" ");
+      const bufs = hexes.map((x) => new Uint8Array((x.length - 1) / 2).map((_, i) => parseInt(x.slice(2 * i + 1, 2 * i + 3), 16)));
+      const dt = launches[k].buffers[launches[k].buffers.length - 1].dt;
+      return { err: [e0, e1, e2, e3].map(Number), out: values(dt, bufs[bufs.length - 1]), bufs };
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

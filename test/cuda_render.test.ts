@@ -154,7 +154,7 @@ test("cuda: sort is a bitonic network within 48 KB of static shared memory; redu
   const cap = num(sort, "PT_SORT_CAP"), pairs = num(sort, "PT_SORT_PAIRS"), rows = num(sort, "PT_SORT_MAXR");
   assert.ok(cap > 0 && pairs * 2 === cap && rows > 0, "sort sizes");
   assert.ok(cap * 8 + 3 * rows * 8 <= 48 * 1024, "sort's static shared memory fits 48 KB");
-  assert.match(sort, /pt_bitonic_sort\(pt_sort_packed\{sm\}, w, P\)/);
+  assert.match(sort, /pt_bitonic_sort_packed\(PT_SH_PASS\(sm\) w, P, tid\)/);
   assert.match(sort, /pt_sort_long\(/, "rows longer than shared memory have a path");
   assert.match(reduce, /pt_fast_dt<K_SUM>/);
   assert.match(reduce, /__shfl_down_sync/);

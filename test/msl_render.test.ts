@@ -204,7 +204,9 @@ test("msl: every template kind of blocks.h renders a pt_main; renderer registere
     assert.deepEqual(mslRenderer.template(kind), prog, "the same program again (renderers cache nothing: the device does)");
   }
   assert.throws(() => mslRenderer.template("fft"), /no template "fft"/);
-  assert.match(mslTemplateSource("sort"), /threadgroup_barrier\(mem_flags::mem_device\)/, "long rows sort in device memory");
+  const sort = mslTemplateSource("sort");
+  assert.match(sort, /#define PT_SYNC_GLOBAL\(\) threadgroup_barrier\(mem_flags::mem_device \| mem_flags::mem_threadgroup\)/);
+  assert.match(sort, /PT_SYNC_GLOBAL\(\); \/\* global steps and the previous chunk are done \*\//, "long rows sort in device memory");
   assert.match(mslTemplateSource("matmul"), /threadgroup long ta\[PT_MM_T \* PT_MM_K\]/, "matmul tiles in threadgroup memory");
   // past 65535 groups a dimension, which launch.c caps, a group takes every groups-th tile
   assert.match(mslTemplateSource("matmul"), /for \(long ty = group\.y; ty < tilesM; ty \+= groups\.y\)/, "matmul strides over tile rows");

@@ -31,19 +31,22 @@ import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./te
 import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
 import { REDUCE } from "./cuda/reduce.ts";
 import { scan } from "./templates/reduce.ts";
-import { SORT } from "./cuda/sort.ts";
+import { sort, type SortPlan } from "./templates/sort.ts";
 import { COMBINE } from "./cuda/index.ts";
 import { MATMUL } from "./cuda/random.ts";
 import { philox } from "./templates/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
 
+/** sort: 32 KiB of shared memory (five blocks an SM), where long rows' steps inside 2048 pairs run. */
+export const CUDA_SORT: SortPlan = { slots: 4096, chunks: true, unroll: 1 };
+
 /** Template kinds (blocks.h) and their pt_main, after the preamble. */
 export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
   reduce: REDUCE,
   scan: scan(CUDA_DIALECT),
   matmul: MATMUL,
-  sort: SORT,
+  sort: sort(CUDA_DIALECT, CUDA_SORT),
   gather: gather(CUDA_DIALECT),
   scatter: scatter(CUDA_DIALECT, COMBINE),
   index_put: indexPut(CUDA_DIALECT, COMBINE),

@@ -21,9 +21,14 @@
  *   PT_TID, PT_GROUP_ID      the invocation's index in its group (an int), the group's index
  *   PT_GROUPS                the launch's number of groups (ROW launches stride rows by it)
  *   PT_SYNC()                a barrier of the group that also orders its shared memory
+ *   PT_SYNC_32()             a barrier of 32 consecutive invocations (a CUDA warp) that orders their shared
+ *                            memory; the whole group's where a language has no lock-step groups of 32
+ *   PT_SYNC_GLOBAL()         PT_SYNC() that also orders the group's buffer writes (read back through
+ *                            pt_raw_i64_coherent, written through pt_put_i64_coherent)
  *   PT_BUF(k)                the buffer whose index is slot k's value (for pt_st_i64 and the other helpers)
  *   PT_SHARED_GLOBAL(T, n),  a group-shared array n of PT_BLOCK elements: each template writes both,
  *   PT_SHARED_LOCAL(T, n)    at file scope and at the top of the kernel, and the language keeps one
+ *   PT_SHARED_GLOBAL_N(T, n, k), PT_SHARED_LOCAL_N(T, n, k)   the same with k elements
  *   PT_SH(T, n), PT_SH_PASS(n)  a helper's parameter for shared array n and a call's argument for it
  *                            (nothing where the array is global)
  *   PT_FIRST, PT_STEP        an ELEMENT launch's first element and stride
@@ -36,6 +41,8 @@
  *   pt_wrap32(v)             an int64 as int, its low 32 bits
  *   pt_u32                   the 32-bit unsigned type (16- and 8-bit values travel in it)
  *   pt_raw_<t>(b, i), pt_put_<t>(b, i, v)   element i of buffer b as t's bits (f32 f64 i32 i64 u16 u8), read and written
+ *   pt_raw_i64_coherent(b, i), pt_put_i64_coherent(b, i, v)   the same for an int64 that other invocations of
+ *                            the group read and write between PT_SYNC_GLOBAL()s (GLSL's `coherent`)
  *   pt_as_f32, pt_f32_bits   float <-> its bits; pt_msb(x) the highest set bit's index (GLSL)
  *   pt_f32_nz(x)             whether a float is nonzero as the CPU tests it (NaN is; Metal tests the bits)
  *   pt_mulhi32(a, b)         the high word of a 32 x 32-bit product
@@ -46,4 +53,7 @@
 export interface Dialect {
   /** The program's entry point, its opening brace, and what its body starts with. */
   readonly kernel: string;
+  /** A declaration of the entry point, before `kernel`, that asks for `groups` resident groups a multiprocessor
+   * (CUDA's launch bounds, which cap the registers a thread); "" where the language cannot ask. */
+  bounds(groups: number): string;
 }

@@ -28,17 +28,20 @@ import { MATH } from "./glsl/math.ts";
 import { renderElementwise } from "./glsl/elementwise.ts";
 import { REDUCE, renderEwReduce } from "./glsl/reduce.ts";
 import { scan } from "./templates/reduce.ts";
-import { SORT } from "./glsl/sort.ts";
+import { sort, type SortPlan } from "./templates/sort.ts";
 import { COMBINE } from "./glsl/index.ts";
 import { MATMUL } from "./glsl/random.ts";
 import { philox } from "./templates/random.ts";
+
+/** sort: 16 KiB (lavapipe has 32); no runs in shared memory, 8 comparators a pass: llvmpipe's loop limit ends rows at 2^20, not 2^17. */
+export const GLSL_SORT: SortPlan = { slots: 2048, chunks: false, unroll: 8 };
 
 /** Template kinds (blocks.h) and their main(), after the preamble (and math where used). */
 export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
   reduce: REDUCE,
   scan: scan(GLSL_DIALECT),
   matmul: MATMUL,
-  sort: SORT,
+  sort: sort(GLSL_DIALECT, GLSL_SORT),
   gather: gather(GLSL_DIALECT),
   scatter: scatter(GLSL_DIALECT, COMBINE),
   index_put: indexPut(GLSL_DIALECT, COMBINE),

@@ -31,19 +31,22 @@ import { DF_HELPERS } from "./msl/df.ts";
 import { renderElementwise, renderEwReduce } from "./msl/elementwise.ts";
 import { REDUCE } from "./msl/reduce.ts";
 import { scan } from "./templates/reduce.ts";
-import { SORT } from "./msl/sort.ts";
+import { sort, type SortPlan } from "./templates/sort.ts";
 import { COMBINE } from "./msl/index.ts";
 import { MATMUL, NORMAL_Z } from "./msl/random.ts";
 import { philox } from "./templates/random.ts";
 
 export { KERNEL_HEAD, PARAMS } from "./msl/preamble.ts";
 
+/** sort: 16 of Metal's 32 KiB of threadgroup memory, where long rows' steps inside 1024 pairs run. */
+export const MSL_SORT: SortPlan = { slots: 2048, chunks: true, unroll: 1 };
+
 /** Template kinds (blocks.h) and their pt_main, after the preamble and the df helpers. */
 export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
   reduce: REDUCE,
   scan: scan(MSL_DIALECT),
   matmul: MATMUL,
-  sort: SORT,
+  sort: sort(MSL_DIALECT, MSL_SORT),
   gather: gather(MSL_DIALECT),
   scatter: scatter(MSL_DIALECT, COMBINE),
   index_put: indexPut(MSL_DIALECT, COMBINE),

@@ -1,5 +1,8 @@
 // Host emulation of the CUDA built-ins the sort and reduce templates use: a block is 256
 // fibers on one OS thread (run.h schedules them); __syncthreads and __syncwarp are barriers.
+#include <cmath>
+#include <cstring>
+#include <cstdint>
 #include <math.h>
 #include <string.h>
 #include <stdint.h>

@@ -98,6 +98,10 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define PT_SHARED_LOCAL(T, name) __shared__ T name[PT_BLOCK];
 #define PT_SH(T, name) T *name,
 #define PT_SH_PASS(name) name,
+#define PT_SHARED_GLOBAL_N(T, name, n)
+#define PT_SHARED_LOCAL_N(T, name, n) __shared__ T name[n];
+#define PT_SYNC_32() __syncwarp()
+#define PT_SYNC_GLOBAL() __syncthreads()
 /* Element i of buffer b as t's bits, for the templates (u8 and u16 as pt_u32). */
 #define pt_raw_f32(b, i) (((const float *)(b))[i])
 #define pt_raw_f64(b, i) (((const double *)(b))[i])
@@ -111,6 +115,8 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define pt_put_i64(b, i, v) (((pt_i64 *)(b))[i] = (v))
 #define pt_put_u16(b, i, v) (((pt_u16 *)(b))[i] = pt_u16(v))
 #define pt_put_u8(b, i, v) (((pt_u8 *)(b))[i] = pt_u8(v))
+#define pt_raw_i64_coherent pt_raw_i64
+#define pt_put_i64_coherent pt_put_i64
 
 ${valueHelpers(false)}
 /* Device pointer of buffer index k, chosen with constant indices only. */
@@ -287,4 +293,7 @@ export function preambleFor(slots: number): string {
 }
 
 /** What the templates written once (src/kernels/templates/) need of CUDA C besides the preamble's macros. */
-export const CUDA_DIALECT: Dialect = { kernel: 'extern "C" __global__ void pt_main(const pt_params p) {' };
+export const CUDA_DIALECT: Dialect = {
+  kernel: 'extern "C" __global__ void pt_main(const pt_params p) {',
+  bounds: (groups) => `extern "C" __global__ void __launch_bounds__(PT_BLOCK, ${groups}) pt_main(const pt_params p);\n`,
+};

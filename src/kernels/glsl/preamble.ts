@@ -60,6 +60,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer PtU32 { uint
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer PtU64 { uint64_t v; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer PtU16 { uint16_t v; };
 layout(buffer_reference, std430, buffer_reference_align = 1) buffer PtU8 { uint8_t v; };
+/* An int64 that other invocations of the group read and write between barriers (sort's long rows). */
+layout(buffer_reference, std430, buffer_reference_align = 8) coherent buffer PtC64 { int64_t v; };
 /* 16-byte vectors from a 16-byte aligned address: the vectorised loads of reduce and matmul
  * (v[i] with a constant i becomes an immediate offset from one address). */
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PtV16 { uvec4 v[]; };
@@ -130,6 +132,10 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
 #define PT_SHARED_LOCAL(T, name)
 #define PT_SH(T, name)
 #define PT_SH_PASS(name)
+#define PT_SHARED_GLOBAL_N(T, name, n) shared T name[n];
+#define PT_SHARED_LOCAL_N(T, name, n)
+#define PT_SYNC_32() barrier() /* a subgroup is the driver's width, and need not run in lock-step */
+#define PT_SYNC_GLOBAL() pt_sync_global()
 
 double pt_inf() { return uint64BitsToDouble(0x7ff0000000000000ul); }
 double pt_nan() { return uint64BitsToDouble(0x7ff8000000000000ul); }
@@ -219,6 +225,12 @@ void pt_put_i32(uint64_t b, int64_t i, int v) { PtI32(b + uint64_t(i) * 4ul).v =
 void pt_put_i64(uint64_t b, int64_t i, int64_t v) { PtI64(b + uint64_t(i) * 8ul).v = v; }
 void pt_put_u16(uint64_t b, int64_t i, uint v) { PtU16(b + uint64_t(i) * 2ul).v = uint16_t(v); }
 void pt_put_u8(uint64_t b, int64_t i, uint v) { PtU8(b + uint64_t(i)).v = uint8_t(v); }
+int64_t pt_raw_i64_coherent(uint64_t b, int64_t i) { return PtC64(b + uint64_t(i) * 8ul).v; }
+void pt_put_i64_coherent(uint64_t b, int64_t i, int64_t v) { PtC64(b + uint64_t(i) * 8ul).v = v; }
+void pt_sync_global() {
+  memoryBarrierBuffer();
+  barrier();
+}
 
 /* ---- generic element access (view.h's pt_load_f64 / pt_load_i64 / pt_store_*) ---- */
 double pt_ld_f64(uint64_t b, int dt, int64_t i) {
@@ -308,4 +320,4 @@ int64_t pt_offset_of(int64_t i, int rank, int64_t shape[PT_MAX_RANK], int64_t st
 export const PREAMBLE = HEADER + HELPERS;
 
 /** What the templates written once (src/kernels/templates/) need of GLSL besides the preamble's macros. */
-export const GLSL_DIALECT: Dialect = { kernel: "void main() {" };
+export const GLSL_DIALECT: Dialect = { kernel: "void main() {", bounds: () => "" };

@@ -119,6 +119,10 @@ typedef ulong pt_u64;
 #define PT_SHARED_LOCAL(T, name) threadgroup T name[PT_BLOCK];
 #define PT_SH(T, name) threadgroup T *name,
 #define PT_SH_PASS(name) name,
+#define PT_SHARED_GLOBAL_N(T, name, n)
+#define PT_SHARED_LOCAL_N(T, name, n) threadgroup T name[n];
+#define PT_SYNC_32() threadgroup_barrier(mem_flags::mem_threadgroup) /* SIMD-groups may be 8 to 64 wide */
+#define PT_SYNC_GLOBAL() threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup)
 #define pt_st_i64 pt_st_i
 #define pt_ld_i64 pt_ld_i
 
@@ -135,6 +139,8 @@ typedef uint pt_u32;
 #define pt_put_i64(b, i, v) (((device long *)(b))[i] = (v))
 #define pt_put_u16(b, i, v) (((device ushort *)(b))[i] = ushort(v))
 #define pt_put_u8(b, i, v) ((b)[i] = uchar(v))
+#define pt_raw_i64_coherent pt_raw_i64
+#define pt_put_i64_coherent pt_put_i64
 
 /* Nonzero by the bits (NaN yes, -0 no), so a subnormal counts even where the GPU flushes
  * subnormals to zero in comparisons. */
@@ -319,4 +325,4 @@ using namespace metal;
 ${PARAMS}${HELPERS}`;
 
 /** What the templates written once (src/kernels/templates/) need of MSL besides the preamble's macros. */
-export const MSL_DIALECT: Dialect = { kernel: KERNEL_HEAD };
+export const MSL_DIALECT: Dialect = { kernel: KERNEL_HEAD, bounds: () => "" };
