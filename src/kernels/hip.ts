@@ -1,9 +1,9 @@
 /**
  * The HIP renderer: the CUDA renderer's programs in HIP's dialect, for hiprtc, following
- * native/src/backends/hip/params.h. Kernels come from the same CUDA-C renderer as CUDA
- * (src/kernels/cuda.ts), so the two backends run one set of algorithms with one set of
- * rules; what HIP changes (wave size, contraction, launch bounds, the limits' names) is
- * kept in src/kernels/hip/preamble.ts. Sources end with a NUL byte, as CUDA's do.
+ * native/src/backends/cuda/params.h (the HIP build of the driver shares it). Kernels come
+ * from the same CUDA-C renderer as CUDA (src/kernels/cuda.ts), so the two backends run one
+ * set of algorithms with one set of rules; what HIP changes (wave size, contraction, launch
+ * bounds) is kept in src/kernels/hip/preamble.ts. Sources end with a NUL byte, as CUDA's do.
  *
  * Checking HIP programs without an AMD GPU: PT_CUDA_KERNELS=hip makes the CUDA device run
  * the HIP renderer's output, with a small hip-on-cuda header in front

@@ -19,7 +19,8 @@
  * - launch bounds: AMD's compiler assumes up to 1024 threads a block unless told; every
  *   pt_main declares 256. CUDA's own bounds are dropped: their second argument (blocks per
  *   SM, tuned with ptxas for sm_90) means minimum waves per execution unit to HIP.
- * - limits: params.h names them PT_HIP_MAX_*; the struct is otherwise the CUDA one.
+ * - pt_params: cuda/params.h's struct, as the CUDA text has it (the HIP build of the driver
+ *   uses that header too).
  */
 
 /** The first line of every CUDA program (src/kernels/cuda/preamble.ts), replaced below. */
@@ -75,14 +76,10 @@ export const HIP_KERNEL = 'extern "C" __global__ __launch_bounds__(PT_BLOCK) voi
 /** CUDA's launch bounds, with the space after them. */
 export const CUDA_BOUNDS = /__launch_bounds__\([^()]*\)\s*/g;
 
-/** The note above pt_params in the CUDA text, and what the HIP text says instead. */
-export const CUDA_STRUCT_NOTE = "/* Also emitted as CUDA source by src/kernels/cuda.ts; keep the two identical. */";
-export const HIP_STRUCT_NOTE = "/* native/src/backends/hip/params.h's struct, character for character. */";
-
 /**
  * A CUDA program of the CUDA renderer as a HIP program: the HIP part in place of the first
  * line, CUDA's launch bounds dropped and HIP's put on the first declaration of pt_main (a
- * definition inherits them), the limits renamed. Throws when the text is not what this
+ * definition inherits them). Throws when the text is not what this
  * expects: a changed CUDA preamble must be looked at here, not passed on unexamined.
  */
 export function cudaToHip(cuda: string): string {
@@ -91,6 +88,5 @@ export function cudaToHip(cuda: string): string {
   }
   const body = cuda.slice(CUDA_FIRST_LINE.length).replace(CUDA_BOUNDS, "");
   if (!body.includes(CUDA_KERNEL)) throw new Error(`hip renderer: the CUDA program declares no ${CUDA_KERNEL}`);
-  return HIP_PART + body.replace(CUDA_KERNEL, HIP_KERNEL).replace(CUDA_STRUCT_NOTE, HIP_STRUCT_NOTE)
-    .replaceAll("PT_CUDA_MAX_", "PT_HIP_MAX_");
+  return HIP_PART + body.replace(CUDA_KERNEL, HIP_KERNEL);
 }

@@ -32,8 +32,10 @@
 #include "gpu.h"
 #include "ring.h"
 #include "lib.h" /* and, in the HIP build, hip/vendor.h */
+#include "params.h" /* both builds: HIP programs carry the same pt_params */
+#define GPU_MAX_BUFS PT_CUDA_MAX_BUFS
+#define GPU_MAX_ARGS PT_CUDA_MAX_ARGS
 #ifndef PT_VENDOR_HIP
-#include "params.h"
 #define GPU_TAG "cuda"               /* message prefix, driver and language name */
 #define GPU_API "CUDA"
 #define GPU_LOST "device %d's context" /* what a sticky error loses, in messages */
@@ -45,8 +47,6 @@
 #define GPU_SOURCE "CUDA C"
 #define GPU_SRC_EXT ".cu"
 #define GPU_IMAGE_EXT ".cubin"
-#define GPU_MAX_BUFS PT_CUDA_MAX_BUFS
-#define GPU_MAX_ARGS PT_CUDA_MAX_ARGS
 #define GPU_BLAS_OP_N CUBLAS_OP_N
 #define GPU_BLAS_OP_T CUBLAS_OP_T
 #define GPU_HOST_MAPPED CU_MEMHOSTALLOC_DEVICEMAP /* flags of the error and completion words' pinned memory */

@@ -14,6 +14,8 @@
  * with code one of PT_KERR_* below, and returns; the driver reads the word block
  * at the next synchronisation point and reports PT_EKERNEL there, naming the program kind
  * and the details, then clears it. Integer slots of a[] hold exact integers as doubles.
+ * The HIP build of this driver (hip/vendor.h) uses this header as it is, and HIP programs
+ * (src/kernels/hip.ts) carry the same struct: hipModuleLaunchKernel passes it alike.
  */
 #ifndef PT_CUDA_PARAMS_H
 #define PT_CUDA_PARAMS_H

@@ -10,7 +10,6 @@
  */
 #ifndef PT_HIP_VENDOR_H
 #define PT_HIP_VENDOR_H
-#include "params.h"
 
 #define CUDAAPI
 /* HIP declares device addresses void *; CUdeviceptr holds them as 64-bit integers, which
@@ -62,8 +61,6 @@ const char *hip_path(void);
 #define GPU_SRC_EXT ".hip"
 #define GPU_IMAGE_EXT ".hsaco"
 #define GPU_NO_GRAPHS "the runtime lacks the graph API (hipStreamBeginCapture, hipGraphInstantiateWithFlags; ROCm 4.5+)"
-#define GPU_MAX_BUFS PT_HIP_MAX_BUFS
-#define GPU_MAX_ARGS PT_HIP_MAX_ARGS
 #define GPU_BLAS_OP_N HIPBLAS_OP_N
 #define GPU_BLAS_OP_T HIPBLAS_OP_T
 #define GPU_BLAS_SWITCH "PT_HIP_BLAS"
