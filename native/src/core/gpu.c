@@ -60,15 +60,17 @@ int pt_word_check(pt_word *w, pt_mutex *lock, int (*read)(void *arg, long long o
   return out[0] ? pt_kernel_error(out[0], out + 1, kinds, where) : PT_OK;
 }
 
-int pt_launch_fits(const char *tag, const char *api, int kind, int nbuf, int max_bufs, int nargs, int max_args) {
+int pt_launch_check(const char *tag, const char *api, int max_bufs, int max_args, int kind, const pt_mem_ref *bufs, int nbuf,
+                    const double *args, int nargs, int64_t *work, pt_matmul_plan *mm, uint32_t *writes) {
   const char *name = pt_program_kind_name(kind);
+  memset(mm, 0, sizeof *mm);
   if (nbuf > max_bufs)
     return pt_error(PT_EINVAL, "%s: a %s launch names %d buffers; %s kernels take at most %d (params.h)", tag, name, nbuf, api,
                     max_bufs);
   if (nargs > max_args)
     return pt_error(PT_EINVAL, "%s: a %s launch has %d argument slots; %s kernels take at most %d (params.h)", tag, name, nargs,
                     api, max_args);
-  return PT_OK;
+  return pt_block_check(kind, bufs, nbuf, args, nargs, work, mm, writes);
 }
 
 static unsigned cap(int64_t x) { return (unsigned)(x < 65535 ? x : 65535); }

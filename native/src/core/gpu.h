@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "driver.h"
 #include "sync.h"
+#include "blocks.h" /* pt_matmul_plan, pt_block_check */
 
 /* The first failure that killed a context, kept for every later call's message. */
 typedef struct {
@@ -48,9 +49,11 @@ void pt_word_mark(pt_word *w, uint32_t kinds, int reports);
  * becomes pt_kernel_error() text naming where (may be NULL) and the kinds since the last. */
 int pt_word_check(pt_word *w, pt_mutex *lock, int (*read)(void *arg, long long out[4]), void *arg, const char *where);
 
-/* PT_OK, or PT_EINVAL (messages start with tag, kernels named by api) when a launch of kind
- * names more buffers or argument slots than the driver's kernels take (its params.h). */
-int pt_launch_fits(const char *tag, const char *api, int kind, int nbuf, int max_bufs, int nargs, int max_args);
+/* Before a launch of kind is queued: PT_EINVAL (messages start with tag, kernels named by api)
+ * when it names more buffers or argument slots than the driver's kernels take (its params.h),
+ * else pt_block_check()'s answer, with *mm zeroed first. */
+int pt_launch_check(const char *tag, const char *api, int max_bufs, int max_args, int kind, const pt_mem_ref *bufs, int nbuf,
+                    const double *args, int nargs, int64_t *work, pt_matmul_plan *mm, uint32_t *writes);
 /* Thread groups of a one-dimensional launch of kind over work items (pt_block_check's
  * count), `group` threads each: ELEMENT min(ceil(work / group), element_cap), ROW
  * min(work, 65535) (the portable limit of a grid dimension), SERIAL 1 (one group keeps

@@ -68,8 +68,7 @@ int cuda_flush(void *ctx, void *queue) {
 static int plan(const cuda_ctx *c, int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, unsigned *grid,
                 pt_matmul_plan *mm) {
   int64_t work = 0;
-  int st = pt_launch_fits(GPU_TAG, GPU_API, kind, nbuf, GPU_MAX_BUFS, na, GPU_MAX_ARGS);
-  if (st == PT_OK) st = pt_block_check(kind, bufs, nbuf, a, na, &work, mm, NULL);
+  int st = pt_launch_check(GPU_TAG, GPU_API, GPU_MAX_BUFS, GPU_MAX_ARGS, kind, bufs, nbuf, a, na, &work, mm, NULL);
   if (st == PT_OK) *grid = pt_grid_groups(kind, work, PT_CUDA_BLOCK, 32 * (int64_t)c->sms);
   return st;
 }
@@ -80,7 +79,6 @@ int cuda_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int 
   cuda_prog *p = prog;
   unsigned grid = 0;
   pt_matmul_plan mm;
-  memset(&mm, 0, sizeof mm);
   int st = plan(c, p->kind, bufs, nbuf, args, nargs, &grid, &mm);
   if (st != PT_OK) return st;
   if (pt_sticky_code(&c->dead)) return cu_enter(c); /* the lost context's error */

@@ -108,9 +108,8 @@ int mtl_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int n
   int64_t work = 0;
   uint32_t writes = 0;
   pt_matmul_plan mm;
-  memset(&mm, 0, sizeof mm);
-  int st = pt_launch_fits("metal", "Metal", p->kind, nbuf, PT_MTL_MAX_BUFS, nargs, PT_MTL_MAX_ARGS);
-  if (st != PT_OK || (st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes)) != PT_OK) return st;
+  int st = pt_launch_check("metal", "Metal", PT_MTL_MAX_BUFS, PT_MTL_MAX_ARGS, p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes);
+  if (st != PT_OK) return st;
   if (uses_f64(p->kind, args, &mm))
     return pt_error(PT_EUNSUPPORTED, "metal: float64 is not supported by Metal (a %s launch)", pt_program_kind_name(p->kind));
   MTLSize groups = {1, 1, 1};

@@ -242,9 +242,8 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
   int64_t work = 0;
   uint32_t writes = 0;
   pt_matmul_plan mm;
-  memset(&mm, 0, sizeof mm);
-  int st = pt_launch_fits("vulkan", "Vulkan", p->kind, nbuf, PT_VK_MAX_BUFS, nargs, PT_VK_MAX_ARGS);
-  if (st != PT_OK || (st = pt_block_check(p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes)) != PT_OK) return st;
+  int st = pt_launch_check("vulkan", "Vulkan", PT_VK_MAX_BUFS, PT_VK_MAX_ARGS, p->kind, bufs, nbuf, args, nargs, &work, &mm, &writes);
+  if (st != PT_OK) return st;
   uint32_t gx = 1, gy = 1, gz = 1;
   if (p->kind == PT_K_MATMUL) {
     if (mm.batch <= 0 || mm.M <= 0 || mm.N <= 0) return PT_OK;
