@@ -14,6 +14,7 @@ import { type DType, DTYPES, type HostArray } from "../base/dtype.ts";
 import { checkBytes, contiguousStrides, denseStrides, numel, sealed, type Shape } from "../base/shape.ts";
 import * as ew from "./elementwise.ts";
 import * as mv from "./movement.ts";
+import * as st from "./structure.ts";
 import * as red from "./reduce.ts";
 import * as idx from "./indexing.ts";
 import * as srt from "./sort.ts";
@@ -938,6 +939,50 @@ export class Tensor {
    */
   flip(axes: number | readonly number[]): Tensor {
     return mv.flip(this, axes);
+  }
+  /** Views along axis of `size` elements each, or of the listed sizes, as `torch.Tensor.split` (see `pt.split`). */
+  split(size: number | readonly number[], axis = 0): Tensor[] {
+    return st.split(this, size, axis);
+  }
+  /** `chunks` views along axis, as `torch.Tensor.chunk` (see `pt.chunk`). */
+  chunk(chunks: number, axis = 0): Tensor[] {
+    return st.chunk(this, chunks, axis);
+  }
+  /** The slices along axis without that dim, as `torch.Tensor.unbind` (see `pt.unbind`). */
+  unbind(axis = 0): Tensor[] {
+    return st.unbind(this, axis);
+  }
+  /** The lower triangle of the last two dims, the rest zero, as `torch.Tensor.tril` (see `pt.tril`). */
+  tril(diagonal = 0): Tensor {
+    return st.tril(this, diagonal);
+  }
+  /** The upper triangle of the last two dims, the rest zero, as `torch.Tensor.triu` (see `pt.triu`). */
+  triu(diagonal = 0): Tensor {
+    return st.triu(this, diagonal);
+  }
+  /** Elements shifted along axes with wrap-around, as `torch.Tensor.roll` (see `pt.roll`). */
+  roll(shifts: number | readonly number[], axes?: number | readonly number[]): Tensor {
+    return st.roll(this, shifts, axes);
+  }
+  /** This tensor repeated reps[i] times along each dim (reps at least as long as the dims), as `torch.Tensor.repeat`. */
+  repeat(...reps: number[]): Tensor {
+    return st.repeat(this, reps);
+  }
+  /** This tensor repeated along each dim, leading 1s added to short reps, as `torch.Tensor.tile` (see `pt.tile`). */
+  tile(...reps: number[]): Tensor {
+    return st.tile(this, reps);
+  }
+  /** Elementwise closeness to other, as `torch.Tensor.isclose` (see `pt.isclose`). */
+  isclose(other: Tensor, rtol = 1e-5, atol = 1e-8, equalNan = false): Tensor {
+    return st.isclose(this, other, rtol, atol, equalNan);
+  }
+  /** Whether every element is close to other's, as `torch.Tensor.allclose` (see `pt.allclose`). */
+  allclose(other: Tensor, rtol = 1e-5, atol = 1e-8, equalNan = false): boolean {
+    return st.allclose(this, other, rtol, atol, equalNan);
+  }
+  /** Whether other has this shape and these elements, as `torch.Tensor.equal`. */
+  equal(other: Tensor): boolean {
+    return st.equal(this, other);
   }
 
   // ----- indexing (indexing.ts): index tensors are int32 or int64 (others throw), on this tensor's device. In mode "error"
