@@ -391,5 +391,5 @@ export function logicalNot(x: Tensor): Tensor {
 
 /** Optimizers (SGD, Adam, AdamW) and learning-rate schedulers (StepLR, CosineAnnealingLR), as `torch.optim`. */
 export * as optim from "./src/optim/mod.ts";
-/** Neural-network functions (softmax, logSoftmax, logsumexp, linear, oneHot and the losses), as `torch.nn.functional`. */
-export * as nn from "./src/nn/functional.ts";
+/** Neural-network functions (softmax, losses, activations, dropout, embedding, norms, attention), as `torch.nn.functional`. */
+export * as nn from "./src/nn/mod.ts";

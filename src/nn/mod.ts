@@ -1,0 +1,6 @@
+/**
+ * `pt.nn`: torch.nn.functional's functions in camelCase (functional.ts: softmax and its log forms, linear, oneHot and the
+ * losses; layers.ts: activations, dropout, embedding, the normalizations and attention).
+ */
+export * from "./functional.ts";
+export * from "./layers.ts";
