@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import * as pt from "../mod.ts";
 import { check, native } from "../src/runtime/native.ts";
 import { ArgBlock, type FieldValue } from "../src/kernels/block.ts";
-import { type Field, type Kind, LAYOUTS, places, slotDefines, slotOf, slotsHeader } from "../src/kernels/slots.ts";
+import { type Field, type Kind, LAYOUTS, slotDefines, slotOf, slotsHeader } from "../src/kernels/slots.ts";
 import { elementwiseProgramFor, rendererFor } from "../src/kernels/launch.ts";
 import type { Expr } from "../src/kernels/ir.ts";
 import { cudaRenderer } from "../src/kernels/cuda.ts";
@@ -167,13 +167,46 @@ function launch(program: number, kind: Kind, values: Record<string, FieldValue>,
   check(native.pt_device_sync(dev.handle), "sync");
 }
 
-/** Every labelled field set to 0.5 (no field takes it), and every VIEW's buffer index. */
+/** How pt's checks name the fields they check one by one (both blocks.c's and the CPU kernels' wording holds these). */
+const LABELS: Partial<Record<Kind, Record<string, string>>> = {
+  ew: { rank: "rank", nviews: "view" },
+  reduce: { op: "op", ddof: "ddof", orank: "rank", irank: "rank", in_inner: "stride" },
+  scan: { op: "op", orank: "rank", n: "axis length", in_stride: "axis stride", out_stride: "axis stride" },
+  matmul: {
+    brank: "rank",
+    m: "M, N, K",
+    n: "M, N, K",
+    k: "M, N, K",
+    a_rows: "stride",
+    a_cols: "stride",
+    b_rows: "stride",
+    b_cols: "stride",
+    c_rows: "stride",
+    c_cols: "stride",
+  },
+  sort: {
+    descending: "descending flag",
+    orank: "rank",
+    n: "axis length",
+    in_stride: "axis stride",
+    vals_stride: "axis stride",
+    idx_stride: "axis stride",
+  },
+  gather: { rank: "rank", axis: "axis", size: "axis size", mode: "mode" },
+  scatter: { rank: "rank", axis: "axis", size: "axis size", mode: "mode", reduce: "reduce" },
+  index: { k: "k", brank: "rank", rrank: "rank", mode: "mode", accumulate: "accumulate" },
+  nonzero: { rank: "rank", out: "OUT buffer", count: "count" },
+  masked_select: { rank: "rank", count: "count" },
+  philox: { dist: "dist", seed_lo: "seed lo", seed_hi: "seed hi", offset: "offset", n: "n" },
+  ewreduce: { op: "op", ddof: "ddof", rank: "rank", start: "start", rows: "rows", rowlen: "row length", nviews: "view" },
+};
+
+/** Every labelled field set to 0.5 (no such field takes it), and every VIEW's buffer index set past the buffers. */
 function changes(kind: Kind, runs: number): { field: Field; slot: number; value: number; want: string }[] {
   const out = [];
-  const at = places(kind);
-  for (const field of LAYOUTS[kind] as readonly Field[]) {
-    const slot = at.get(field.name)!.at + at.get(field.name)!.per * runs;
-    if (field.label !== undefined && field.type !== "real") out.push({ field, slot, value: 0.5, want: field.label });
+  for (const field of LAYOUTS[kind]) {
+    const slot = slotOf(kind, field.name, runs), label = LABELS[kind]?.[field.name];
+    if (label !== undefined) out.push({ field, slot, value: 0.5, want: label });
     if (field.type === "view" || field.type === "views") {
       out.push({ field, slot: slot + slotOf("view", "buf"), value: 99, want: "buffer index" });
     }

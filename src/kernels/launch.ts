@@ -5,7 +5,7 @@
 import { native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
-import { slotOf, VIEW_SLOTS } from "./slots.ts";
+import { slotsOf, VIEW_SLOTS } from "./slots.ts";
 import { encodeBytecode, type Expr, exprKey, sameExpr } from "./ir.ts";
 import { type OpName, TensorError, underOp, withOp } from "../base/errors.ts";
 import { DTYPES } from "../base/dtype.ts";
@@ -178,25 +178,7 @@ function collapse(shape: readonly number[], views: readonly ViewRef[]): { shape:
 }
 
 /** The ew and ewreduce slots (slots.ts), placed by at() on these hot paths instead of fill's walk of the table. */
-const EW = {
-  rank: slotOf("ew", "rank"),
-  shape: slotOf("ew", "shape"),
-  nviews: slotOf("ew", "nviews"),
-  views: slotOf("ew", "views"),
-  nconst: slotOf("ew", "nconst"), // + VIEW_SLOTS a view
-};
-const EWR = {
-  op: slotOf("ewreduce", "op"),
-  ddof: slotOf("ewreduce", "ddof"),
-  rank: slotOf("ewreduce", "rank"),
-  shape: slotOf("ewreduce", "shape"),
-  start: slotOf("ewreduce", "start"),
-  rows: slotOf("ewreduce", "rows"),
-  rowlen: slotOf("ewreduce", "rowlen"),
-  nviews: slotOf("ewreduce", "nviews"),
-  views: slotOf("ewreduce", "views"),
-  nconst: slotOf("ewreduce", "nconst"), // + VIEW_SLOTS a view
-};
+const EW = slotsOf("ew"), EWR = slotsOf("ewreduce");
 
 /** Runs expr over `shape`, writing `out`; inputs are views already broadcast to shape. */
 export function runElementwise(

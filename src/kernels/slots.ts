@@ -25,139 +25,51 @@ export type FieldType =
   | "strides" // PT_MAX_RANK slots padded with 0
   | "view" //    one VIEW
   | "buffer" //  one slot: a buffer index without a view
-  | "views" //   a run of VIEWs, as many as the field `of` says
-  | "values"; // a run of plain values, as many as the field `of` says (last)
+  | "views" //   a run of VIEWs, as many as the count field `of` says
+  | "values"; // a run of plain values, as many as the count field `of` says (last)
 
 export interface Field {
   readonly name: string;
   readonly type: FieldType;
-  /** count: the shape or run it counts; views, values: the count field. */
+  /** count: the shape or run it counts; views, values: their count field. */
   readonly of?: string;
-  /** How the C checks name the field in an error (tests match it), where they check it alone. */
-  readonly label?: string;
 }
 
-const f = (type: FieldType) => (name: string, label?: string, of?: string): Field => ({ name, type, label, of });
-const int = f("int"), real = f("real"), view = f("view"), strides = f("strides"), shape = f("shape"), buffer = f("buffer");
-/** A rank and its shape. */
-const ranked = (rank: string, dims: string): Field[] => [{ name: rank, type: "count", of: dims, label: "rank" }, shape(dims)];
-const count = (name: string, run: string, label?: string): Field => ({ name, type: "count", of: run, label });
-const views = (name: string, countField: string): Field => ({ name, type: "views", of: countField });
-const values = (name: string, countField: string): Field => ({ name, type: "values", of: countField });
+/**
+ * Every kind's fields in block order, one `name:type` a field (a bare name is an int;
+ * `count(x)`, `views(n)`, `values(n)` name the field they count or are counted by).
+ * index_get shares index_put's block ("index"); a VIEW itself is the "view" row.
+ */
+const TABLE = {
+  view: "buf dtype offset strides:strides",
+  ew: "rank:count(shape) shape:shape nviews:count(views) views:views(nviews) nconst:count(consts) consts:values(nconst)",
+  reduce: "op ddof orank:count(oshape) oshape:shape irank:count(ishape) ishape:shape in:view in_inner:strides out:view",
+  scan: "op orank:count(oshape) oshape:shape n in:view in_stride out:view out_stride",
+  matmul: "brank:count(bshape) bshape:shape m n k a:view a_rows a_cols b:view b_rows b_cols c:view c_rows c_cols",
+  sort: "descending orank:count(oshape) oshape:shape n in:view in_stride vals:view vals_stride idx:view idx_stride",
+  gather: "rank:count(shape) shape:shape axis size mode in:view idx:view out:view",
+  scatter: "rank:count(shape) shape:shape axis size mode reduce out:view idx:view src:view",
+  index: "k:count(idx) brank:count(bshape) bshape:shape rrank:count(rshape) rshape:shape mode accumulate dims:shape " +
+    "out:view out_rest:strides idx:views(k) vals:view vals_rest:strides",
+  nonzero: "rank:count(shape) shape:shape in:view out:buffer count",
+  masked_select: "rank:count(shape) shape:shape in:view mask:view out:view count",
+  philox: "dist seed_lo seed_hi offset a:real b:real out:view n",
+  ewreduce: "op ddof rank:count(shape) shape:shape start rows rowlen nviews:count(views) views:views(nviews) nconst:count(consts) " +
+    "consts:values(nconst)",
+} as const;
 
-/** Every kind's fields in block order (index_get shares index_put's block). */
-export const LAYOUTS = {
-  view: [int("buf"), int("dtype"), int("offset"), strides("strides")],
-  ew: [
-    ...ranked("rank", "shape"),
-    count("nviews", "views", "view"),
-    views("views", "nviews"),
-    count("nconst", "consts"),
-    values("consts", "nconst"),
-  ],
-  reduce: [
-    int("op", "op"),
-    int("ddof", "ddof"),
-    ...ranked("orank", "oshape"),
-    ...ranked("irank", "ishape"),
-    view("in"),
-    strides("in_inner", "stride"),
-    view("out"),
-  ],
-  scan: [
-    int("op", "op"),
-    ...ranked("orank", "oshape"),
-    int("n", "axis length"),
-    view("in"),
-    int("in_stride", "axis stride"),
-    view("out"),
-    int("out_stride", "axis stride"),
-  ],
-  matmul: [
-    ...ranked("brank", "bshape"),
-    int("m", "M, N, K"),
-    int("n", "M, N, K"),
-    int("k", "M, N, K"),
-    view("a"),
-    int("a_rows", "stride"),
-    int("a_cols", "stride"),
-    view("b"),
-    int("b_rows", "stride"),
-    int("b_cols", "stride"),
-    view("c"),
-    int("c_rows", "stride"),
-    int("c_cols", "stride"),
-  ],
-  sort: [
-    int("descending", "descending flag"),
-    ...ranked("orank", "oshape"),
-    int("n", "axis length"),
-    view("in"),
-    int("in_stride", "axis stride"),
-    view("vals"),
-    int("vals_stride", "axis stride"),
-    view("idx"),
-    int("idx_stride", "axis stride"),
-  ],
-  gather: [
-    ...ranked("rank", "shape"),
-    int("axis", "axis"),
-    int("size", "axis size"),
-    int("mode", "mode"),
-    view("in"),
-    view("idx"),
-    view("out"),
-  ],
-  scatter: [
-    ...ranked("rank", "shape"),
-    int("axis", "axis"),
-    int("size", "axis size"),
-    int("mode", "mode"),
-    int("reduce", "reduce"),
-    view("out"),
-    view("idx"),
-    view("src"),
-  ],
-  index: [
-    count("k", "idx", "k"),
-    ...ranked("brank", "bshape"),
-    ...ranked("rrank", "rshape"),
-    int("mode", "mode"),
-    int("accumulate", "accumulate"),
-    shape("dims"),
-    view("out"),
-    strides("out_rest"),
-    views("idx", "k"),
-    view("vals"),
-    strides("vals_rest"),
-  ],
-  nonzero: [...ranked("rank", "shape"), view("in"), buffer("out", "OUT buffer"), int("count", "count")],
-  masked_select: [...ranked("rank", "shape"), view("in"), view("mask"), view("out"), int("count", "count")],
-  philox: [
-    int("dist", "dist"),
-    int("seed_lo", "seed lo"),
-    int("seed_hi", "seed hi"),
-    int("offset", "offset"),
-    real("a"),
-    real("b"),
-    view("out"),
-    int("n", "n"),
-  ],
-  ewreduce: [
-    int("op", "op"),
-    int("ddof", "ddof"),
-    ...ranked("rank", "shape"),
-    int("start", "start"),
-    int("rows", "rows"),
-    int("rowlen", "row length"),
-    count("nviews", "views", "view"),
-    views("views", "nviews"),
-    count("nconst", "consts"),
-    values("consts", "nconst"),
-  ],
-} as const satisfies Record<string, readonly Field[]>;
+function parse(row: string): Field[] {
+  return row.split(" ").map((spec) => {
+    const [name, type = "int"] = spec.split(":"), m = /^(\w+)\((\w+)\)$/.exec(type);
+    return { name, type: (m ? m[1] : type) as FieldType, ...(m && { of: m[2] }) };
+  });
+}
 
-export type Kind = keyof typeof LAYOUTS;
+export type Kind = keyof typeof TABLE;
+
+/** The table parsed: each kind's fields in block order. */
+export const LAYOUTS = {} as Record<Kind, readonly Field[]>;
+for (const kind of Object.keys(TABLE) as Kind[]) LAYOUTS[kind] = parse(TABLE[kind]);
 
 /** A field's place: `at` plus `per` slots for each item of the run counted by `count` (0: fixed). */
 export interface Place {
@@ -190,7 +102,8 @@ export function places(kind: Kind): Map<string, Place> {
   const out = new Map<string, Place>();
   placed.set(kind, out);
   let at = 0, per = 0, runCount: string | undefined;
-  for (const field of LAYOUTS[kind] as readonly Field[]) {
+  for (const field of LAYOUTS[kind]) {
+    if (WIDTH[field.type] === undefined) throw new Error(`slots.ts: ${kind}.${field.name} has no type ${field.type}`);
     if (field.type === "views" || field.type === "values") {
       if (runCount !== undefined && field.type === "views") throw new Error(`${kind}: two runs of views`);
       out.set(field.name, { at, per, count: runCount, width: 0 });
@@ -210,6 +123,11 @@ export function slotOf(kind: Kind, field: string, n = 0): number {
   return p.at + p.per * n;
 }
 
+/** Every field's slot in a `kind` block by name (fields after a run: with an empty run; add VIEW_SLOTS a view). */
+export function slotsOf(kind: Kind): Readonly<Record<string, number>> {
+  return Object.fromEntries([...places(kind)].map(([name, p]) => [name, p.at]));
+}
+
 /** The C name of a field: PT_GATHER_AXIS, PT_VIEW_STRIDES. */
 export function slotName(kind: Kind, field: string): string {
   return `PT_${kind}_${field}`.toUpperCase();
@@ -219,7 +137,7 @@ export function slotName(kind: Kind, field: string): string {
 export function slotDefines(): string {
   const lines = [`#define PT_MAX_RANK ${MAX_RANK}`, `#define PT_VIEW_SLOTS ${VIEW_SLOTS}`];
   for (const kind of Object.keys(LAYOUTS) as Kind[]) {
-    const fields = LAYOUTS[kind] as readonly Field[];
+    const fields = LAYOUTS[kind];
     lines.push(`/* ${kind}: ${fields.map((x) => x.name + (x.type === "views" || x.type === "values" ? ` x ${x.of}` : "")).join(", ")} */`);
     const ps = places(kind);
     let end: Place = { at: 0, per: 0, width: 0 };
