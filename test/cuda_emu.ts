@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { assert } from "./harness.ts";
 import { cudaTemplateSource } from "../src/kernels/cuda.ts";
+import { type Kind, LAYOUTS } from "../src/kernels/slots.ts";
 
 /** Whether g++ runs here. */
 export function hasGxx(): boolean {
@@ -39,6 +40,22 @@ export const KERR_INDEX = 1, KERR_COUNT = 4;
 export const view = (buf: number, dt: number, offset: number, strides: readonly number[]) => [buf, dt, offset, ...pad8(strides, 0)];
 /** xs padded to eight slots with fill. */
 export const pad8 = (xs: readonly number[], fill: number) => Array.from({ length: 8 }, (_, d) => xs[d] ?? fill);
+
+/** What block() takes for a field: a number, a shape or stride list, a VIEW's slots (view()), or a run of VIEWs. */
+type Slots = number | readonly number[] | readonly (readonly number[])[];
+/** A `kind` block's slots from slots.ts's table, by field name, as ArgBlock.fill writes them (a count left out: its length). */
+export function block(kind: Kind, values: Readonly<Record<string, Slots>>): number[] {
+  const out: number[] = [];
+  for (const f of LAYOUTS[kind]) {
+    const v = values[f.name];
+    if (v === undefined && f.type !== "count") throw new Error(`the ${kind} block needs its field ${f.name}`);
+    if (f.type === "count") out.push(v === undefined ? (values[f.of!] as readonly unknown[]).length : v as number);
+    else if (f.type === "shape" || f.type === "strides") out.push(...pad8(v as number[], f.type === "shape" ? 1 : 0));
+    else if (f.type === "views") { for (const x of v as number[][]) out.push(...x); }
+    else out.push(...(typeof v === "number" ? [v] : v as number[]));
+  }
+  return out;
+}
 
 /** Values as a buffer of dtype dt (f16 and bf16 as their bits). */
 export function bytes(dt: number, values: readonly number[]): Uint8Array {

@@ -41,9 +41,7 @@ testUnless(
 
     const program = dev.program("ew", new TextEncoder().encode(`${FAULT}\0`), "test:cuda_fault", 2);
     using scratch = pt.zeros([4]);
-    const block = new ArgBlock();
-    block.push(1).pad8([4], 1).push(2).view(scratch).view(scratch).push(0);
-    const args = block.finish();
+    const args = new ArgBlock().fill("ew", { shape: [4], views: [scratch, scratch], consts: [] }).finish();
     const launched = native.pt_launch(dev.queue, program, args, args.length);
 
     const fault = launched < 0 ? null : errorOf(() => dev.sync());

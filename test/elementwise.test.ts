@@ -461,10 +461,7 @@ testUnless(
           try {
             const got = [general, linear].map((program, k) => {
               const views: ViewRef[] = [outs[k], ...inputs].map((t, v) => ({ buf: t.buf, dtype: dtypes[v], offset: offs[v], strides }));
-              const blk = new ArgBlock();
-              blk.push(shape.length).pad8(shape, 1).push(views.length);
-              for (const v of views) blk.view(v);
-              const args = blk.push(consts.length, ...consts).finish();
+              const args = new ArgBlock().fill("ew", { shape, views, consts }).finish();
               check(native.pt_launch(dev.queue, program, args, args.length), "launch");
               return outs[k].toArray() as Uint8Array;
             });

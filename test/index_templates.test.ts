@@ -5,7 +5,7 @@
  * what checks the CUDA and HIP text without a GPU.
  */
 import { assert, rng, testUnless } from "./harness.ts";
-import { emulate, F32, hasGxx, I32, I64, KERR_COUNT, KERR_INDEX, type Launch, pad8, type Result, U8, view } from "./cuda_emu.ts";
+import { block, emulate, F32, hasGxx, I32, I64, KERR_COUNT, KERR_INDEX, type Launch, type Result, U8, view } from "./cuda_emu.ts";
 
 const norm = (v: number, size: number) => (v < 0 ? v + size : v);
 
@@ -21,16 +21,15 @@ testUnless(
     {
       const input = Array.from({ length: 15 }, (_, i) => i * 1.5 - 4);
       const idx = Array.from({ length: 900 }, () => Math.floor(r() * 10) - 5);
-      const slots = [
-        2,
-        ...pad8([3, 300], 1),
-        1,
-        5,
-        0,
-        ...view(0, F32, 0, [5, 1]),
-        ...view(1, I64, 0, [300, 1]),
-        ...view(2, F32, 0, [300, 1]),
-      ];
+      const slots = block("gather", {
+        shape: [3, 300],
+        axis: 1,
+        size: 5,
+        mode: 0,
+        in: view(0, F32, 0, [5, 1]),
+        idx: view(1, I64, 0, [300, 1]),
+        out: view(2, F32, 0, [300, 1]),
+      });
       const expect = idx.map((v, p) => input[Math.floor(p / 300) * 5 + norm(v, 5)]);
       add({
         name: "gather",
@@ -58,6 +57,17 @@ testUnless(
     }
 
     // scatter of [2, 400] into [2, 7] along axis 1, with each reduce; the writes of one destination follow row-major order
+    const scatterSlots = (reduce: number) =>
+      block("scatter", {
+        shape: [2, 400],
+        axis: 1,
+        size: 7,
+        mode: 0,
+        reduce,
+        out: view(2, F32, 0, [7, 1]),
+        idx: view(0, I64, 0, [400, 1]),
+        src: view(1, F32, 0, [400, 1]),
+      });
     for (const reduce of [0, 1, 2, 3]) {
       const idx = Array.from({ length: 800 }, () => Math.floor(r() * 7));
       const src = Array.from({ length: 800 }, () => Math.fround(r() * 8 - 4));
@@ -67,17 +77,7 @@ testUnless(
         const o = Math.floor(p / 400) * 7 + idx[p], x = expect[o], y = src[p];
         expect[o] = Math.fround(reduce === 0 ? y : reduce === 1 ? x + y : reduce === 2 ? Math.max(x, y) : Math.min(x, y));
       }
-      const slots = [
-        2,
-        ...pad8([2, 400], 1),
-        1,
-        7,
-        0,
-        reduce,
-        ...view(2, F32, 0, [7, 1]),
-        ...view(0, I64, 0, [400, 1]),
-        ...view(1, F32, 0, [400, 1]),
-      ];
+      const slots = scatterSlots(reduce);
       add({
         name: `scatter ${reduce}`,
         template: "scatter",
@@ -93,17 +93,7 @@ testUnless(
       const idx = Array.from({ length: 800 }, () => Math.floor(r() * 7));
       idx[555] = 7;
       const base = Array.from({ length: 14 }, (_, i) => i);
-      const slots = [
-        2,
-        ...pad8([2, 400], 1),
-        1,
-        7,
-        0,
-        1,
-        ...view(2, F32, 0, [7, 1]),
-        ...view(0, I64, 0, [400, 1]),
-        ...view(1, F32, 0, [400, 1]),
-      ];
+      const slots = scatterSlots(1);
       add({
         name: "scatter error",
         template: "scatter",
@@ -117,27 +107,20 @@ testUnless(
     }
 
     // index_put with k = 1: out [6, 3] f32, idx0 [300] (so several writes a row), vals [300, 3]; accumulate and set; then index_get
-    const ipSlots = (acc: number, idxBuf: number, valsBuf: number, outBuf: number, nb: number) => [
-      1,
-      1,
-      ...pad8([nb], 1),
-      1,
-      ...pad8([3], 1),
-      0,
-      acc,
-      ...pad8([6], 0),
-      outBuf,
-      F32,
-      0,
-      ...pad8([3], 0),
-      ...pad8([1], 0), // OUT: the indexed dim's stride, then the rest's
-      ...view(idxBuf, I64, 0, [1]),
-      valsBuf,
-      F32,
-      0,
-      ...pad8([3], 0),
-      ...pad8([1], 0), // VALS: b strides, then the rest's
-    ];
+    const ipSlots = (acc: number, idxBuf: number, valsBuf: number, outBuf: number, nb: number) =>
+      block("index", {
+        k: 1,
+        bshape: [nb],
+        rshape: [3],
+        mode: 0,
+        accumulate: acc,
+        dims: [6],
+        out: view(outBuf, F32, 0, [3]), // the indexed dim's stride, then the rest's
+        out_rest: [1],
+        idx: [view(idxBuf, I64, 0, [1])],
+        vals: view(valsBuf, F32, 0, [3]), // b strides, then the rest's
+        vals_rest: [1],
+      });
     const ipIdx = Array.from({ length: 300 }, () => Math.floor(r() * 12) - 6);
     const ipVals = Array.from({ length: 900 }, () => Math.fround(r() * 2 - 1));
     const ipBase = Array.from({ length: 18 }, (_, i) => i * 0.5);
@@ -204,7 +187,7 @@ testUnless(
       const coords: number[] = [];
       input.forEach((v, i) => v !== 0 && coords.push(Math.floor(i / 35), i % 35));
       const count = coords.length / 2;
-      const slots = (want: number) => [2, ...pad8([20, 35], 1), ...view(0, I32, 0, [35, 1]), 1, want];
+      const slots = (want: number) => block("nonzero", { shape: [20, 35], in: view(0, I32, 0, [35, 1]), out: 1, count: want });
       add({
         name: "nonzero",
         template: "nonzero",
@@ -229,7 +212,13 @@ testUnless(
       const vals = Array.from({ length: 1400 }, (_, i) => i * 0.25);
       const mask = input.map((v) => (v !== 0 ? 1 : 0));
       const expect = mask.flatMap((m, i) => (m ? [vals[2 * i]] : []));
-      const ms = [2, ...pad8([20, 35], 1), ...view(0, F32, 0, [70, 2]), ...view(1, U8, 0, [35, 1]), ...view(2, F32, 0, [1]), count];
+      const ms = block("masked_select", {
+        shape: [20, 35],
+        in: view(0, F32, 0, [70, 2]),
+        mask: view(1, U8, 0, [35, 1]),
+        out: view(2, F32, 0, [1]),
+        count,
+      });
       add({
         name: "masked_select",
         template: "masked_select",

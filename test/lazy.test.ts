@@ -549,10 +549,7 @@ test("a launch whose block is not its program's layout is refused with a TensorE
   const program = dev.program(prog.kind, prog.source, prog.key, 2);
   using x = pt.tensor([1, 2, 3, 4]), y = pt.tensor([5, 6, 7, 8]), out = pt.full([4], 7);
   const launch = (inputs: pt.Tensor[]) => {
-    const blk = new ArgBlock();
-    blk.push(1).pad8([4], 1).push(1 + inputs.length).view(out);
-    for (const t of inputs) blk.view(t);
-    const args = blk.push(0).finish();
+    const args = new ArgBlock().fill("ew", { shape: [4], views: [out, ...inputs], consts: [] }).finish();
     return check(native.pt_launch(dev.queue, program, args, args.length), "launch");
   };
   assertTensorError(

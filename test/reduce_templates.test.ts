@@ -7,24 +7,14 @@
  * Vulkan pass (lavapipe in CI); this checks the CUDA and HIP text without a GPU.
  */
 import { assert, rng, testUnless } from "./harness.ts";
-import { emulate, F32, hasGxx, I64, KERR_COUNT, type Launch, pad8, type Result, view } from "./cuda_emu.ts";
+import { block, emulate, F32, hasGxx, I64, KERR_COUNT, type Launch, type Result, view } from "./cuda_emu.ts";
 
 const R_SUM = 0, R_MAX = 2, R_ARGMAX = 4, R_MEAN = 8, R_VAR = 9, R_COUNT = 11;
 
 /** reduce's block: op, ddof, the outer shape, the inner shape, IN (outer strides), inner strides, OUT (outer strides). */
 function reduceSlots(op: number, ddof: number, oshape: number[], ishape: number[], inOuter: number[], inInner: number[], outDt: number) {
   const ostr = oshape.map((_, d) => oshape.slice(d + 1).reduce((a, b) => a * b, 1));
-  return [
-    op,
-    ddof,
-    oshape.length,
-    ...pad8(oshape, 1),
-    ishape.length,
-    ...pad8(ishape, 1),
-    ...view(0, F32, 0, inOuter),
-    ...pad8(inInner, 0),
-    ...view(1, outDt, 0, ostr),
-  ];
+  return block("reduce", { op, ddof, oshape, ishape, in: view(0, F32, 0, inOuter), in_inner: inInner, out: view(1, outDt, 0, ostr) });
 }
 
 /** Philox4x32-10 of counter (c0, c1, 0, 0) and key (k0, k1): the four words, as blocks.h defines them. */
@@ -103,7 +93,7 @@ testUnless(
       add({
         name: `scan ${op}`,
         template: "scan",
-        slots: [op, 1, ...pad8([3], 1), n, ...view(0, dt, 0, [1]), 3, ...view(1, dt, 0, [1]), 3],
+        slots: block("scan", { op, oshape: [3], n, in: view(0, dt, 0, [1]), in_stride: 3, out: view(1, dt, 0, [1]), out_stride: 3 }),
         buffers: [{ dt, values: v }, { dt, values: Array(n * 3).fill(0) }],
         grid: 2,
       }, (res) => assert.deepEqual(res.out, want, `scan ${op}: values`));
@@ -117,7 +107,7 @@ testUnless(
     add({
       name: "philox uniform",
       template: "philox",
-      slots: [0, klo, khi, offset, a, b, ...view(0, F32, 0, [1]), 1000],
+      slots: block("philox", { dist: 0, seed_lo: klo, seed_hi: khi, offset, a, b, out: view(0, F32, 0, [1]), n: 1000 }),
       buffers: [{ dt: F32, values: Array(1000).fill(0) }],
       grid: 2,
     }, (res) => assert.deepEqual(res.out, words.map(([w0]) => Math.fround(a + (w0 >>> 8) * 2 ** -24 * (b - a))), "uniform values"));
@@ -125,7 +115,7 @@ testUnless(
       {
         name: "philox randint",
         template: "philox",
-        slots: [2, klo, khi, offset, -7, 1000, ...view(0, I64, 0, [1]), 1000],
+        slots: block("philox", { dist: 2, seed_lo: klo, seed_hi: khi, offset, a: -7, b: 1000, out: view(0, I64, 0, [1]), n: 1000 }),
         buffers: [{ dt: I64, values: Array(1000).fill(0) }],
         grid: 2,
       },

@@ -8,7 +8,7 @@
  * shared memory.
  */
 import { assert, rng, testUnless } from "./harness.ts";
-import { BF16, BOOL, emulate, F16, F32, F64, hasGxx, I32, I64, type Launch, pad8, type Result, SIZE, U8, view } from "./cuda_emu.ts";
+import { BF16, block, BOOL, emulate, F16, F32, F64, hasGxx, I32, I64, type Launch, type Result, SIZE, U8, view } from "./cuda_emu.ts";
 import { CUDA_DIALECT, PREAMBLE } from "../src/kernels/cuda/preamble.ts";
 import { sort } from "../src/kernels/templates/sort.ts";
 import { GLSL_SORT } from "../src/kernels/glsl.ts";
@@ -153,18 +153,17 @@ function launch(c: Case, plan: string, r: () => number): [Launch, (res: Result) 
     for (let d = outer.length - 1; d >= 0; d--) o += (row % outer[d]) * st[d], row = Math.floor(row / outer[d]);
     return o;
   };
-  const slots = [
-    desc ? 1 : 0,
-    outer.length,
-    ...pad8(outer, 1),
+  const slots = block("sort", {
+    descending: desc ? 1 : 0,
+    oshape: outer,
     n,
-    ...view(0, dt, off, oIn),
-    inSt[axis],
-    ...view(1, dt, 0, oOut),
-    outSt[axis],
-    ...view(2, I64, 0, oOut),
-    outSt[axis],
-  ];
+    in: view(0, dt, off, oIn),
+    in_stride: inSt[axis],
+    vals: view(1, dt, 0, oOut),
+    vals_stride: outSt[axis],
+    idx: view(2, I64, 0, oOut),
+    idx_stride: outSt[axis],
+  });
   const name = `${plan} dt ${dt} [${shape}] axis ${axis} ${desc ? "desc" : "asc"}${c.stored ? ` stored [${stored}]` : ""}`;
   const l: Launch = {
     name,

@@ -11,6 +11,7 @@
  *   PT_A(k)                  slot k of the argument block, as a pt_i64
  *   PT_VIEW(k)               the VIEW at slot k (a pt_view: b, dt, off, st[8])
  *   PT_SHAPE(k, rank, sh)    reads a shape of `rank` dims from slot k into sh; its element count
+ *   PT_<KIND>_<FIELD>        a field's slot (PT_GATHER_AXIS, PT_INDEX_VALS(k)): slots.ts's slotDefines, in every preamble
  *   PT_FAIL(code, a, b, c)   reports a kernel error with three details (the first report wins)
  *   PT_UNROLL                before a loop of constant trip count the compiler should unroll
  *   PT_FN                    a helper function's qualifiers

@@ -5,6 +5,7 @@
 import { native } from "../runtime/native.ts";
 import type { Device } from "../runtime/device.ts";
 import { ArgBlock, type ViewRef } from "./block.ts";
+import { slotsOf, VIEW_SLOTS } from "./slots.ts";
 import { encodeBytecode, type Expr, exprKey, sameExpr } from "./ir.ts";
 import { type OpName, TensorError, underOp, withOp } from "../base/errors.ts";
 import { DTYPES } from "../base/dtype.ts";
@@ -176,6 +177,9 @@ function collapse(shape: readonly number[], views: readonly ViewRef[]): { shape:
   return { shape: outShape, strides: outStrides };
 }
 
+/** The ew and ewreduce slots (slots.ts), placed by at() on these hot paths instead of fill's walk of the table. */
+const EW = slotsOf("ew"), EWR = slotsOf("ewreduce");
+
 /** Runs expr over `shape`, writing `out`; inputs are views already broadcast to shape. */
 export function runElementwise(
   device: Device,
@@ -193,12 +197,12 @@ export function runElementwise(
     for (let k = 0; k < inputs.length; k++) views.push(inputs[k]);
     const c = shape.length > 1 ? collapse(shape, views) : null; // rank <= 1: the views' own strides
     const cshape = c === null ? shape : c.shape;
-    block.put(cshape.length).pad8(cshape, 1).put(views.length);
-    for (let k = 0; k < views.length; k++) block.view(views[k], c === null ? views[k].strides : c.strides[k]);
+    block.at(EW.rank).put(cshape.length).at(EW.shape).pad8(cshape, 1).at(EW.nviews).put(views.length);
+    for (let k = 0; k < views.length; k++) block.at(EW.views + VIEW_SLOTS * k).view(views[k], c === null ? views[k].strides : c.strides[k]);
     const l = lookupOf(device);
     const linear = l.renderer.elementwiseLinear ? linearLayout(cshape, c === null ? null : c.strides, views) : -1;
     program = elementwiseProgram(device, l, expr, inputs.length, linear);
-    block.put(consts.length);
+    block.at(EW.nconst + VIEW_SLOTS * views.length).put(consts.length);
     for (let i = 0; i < consts.length; i++) block.put(consts[i]);
   } catch (e) {
     block.abandon();
@@ -233,14 +237,15 @@ export function runElementwiseReduce(
   try {
     program = withOp(op, () => {
       const c = shape.length > 1 ? collapse(shape, inputs) : { shape, strides: inputs.map((v) => v.strides) };
-      block.push(reduce.op, reduce.ddof, c.shape.length).pad8(c.shape, 1).push(reduce.start, reduce.rows, reduce.rowlen);
-      block.push(inputs.length + 1).view(out, [outStride]);
-      inputs.forEach((v, k) => block.view(v, c.strides[k]));
+      block.at(EWR.op).put(reduce.op).at(EWR.ddof).put(reduce.ddof).at(EWR.rank).put(c.shape.length).at(EWR.shape).pad8(c.shape, 1);
+      block.at(EWR.start).put(reduce.start).at(EWR.rows).put(reduce.rows).at(EWR.rowlen).put(reduce.rowlen);
+      block.at(EWR.nviews).put(inputs.length + 1).at(EWR.views).view(out, [outStride]); // view 0: OUT
+      inputs.forEach((v, k) => block.at(EWR.views + VIEW_SLOTS * (k + 1)).view(v, c.strides[k]));
       const renderer = lookupOf(device).renderer;
       const key = `ewreduce:${reduce.op}:${inputs.length}:${exprKey(expr)}`;
       return device.programFor(key, inputs.length + 1, () => renderer.elementwiseReduce!(expr, inputs.length, reduce.op));
     });
-    block.push(consts.length, ...consts);
+    block.at(EWR.nconst + VIEW_SLOTS * (inputs.length + 1)).push(consts.length, ...consts);
   } catch (e) {
     block.abandon();
     throw e;

@@ -110,7 +110,7 @@ function runGather(
       t.device,
       "gather",
       op,
-      (b) => b.push(shape.length).pad8(shape, 1).push(a, size, mode).view(src).view(index, idxStrides).view(out),
+      (b) => b.fill("gather", { shape, axis: a, size, mode, in: src, idx: [index, idxStrides], out }),
     );
     if (mode === MODES.error) settle(t.device, op);
   });
@@ -231,7 +231,8 @@ function scatterOp(
       t.device,
       "scatter",
       op,
-      (b) => b.push(index.ndim).pad8(index.shape, 1).push(a, axisSize(t, a), m, r).view(out).view(index).view(s, srcStrides),
+      (b) =>
+        b.fill("scatter", { shape: index.shape, axis: a, size: axisSize(t, a), mode: m, reduce: r, out, idx: index, src: [s, srcStrides] }),
     );
     if (m === MODES.error) settle(t.device, op);
   });
@@ -278,12 +279,20 @@ function runIndexKernel(
   accumulate: boolean,
 ): void {
   const br = p.bshape.length;
-  runTemplate(t.device, kind, op, (b) => {
-    b.push(p.k, br).pad8(p.bshape, 1).push(p.rest.length).pad8(p.rest, 1).push(mode, accumulate ? 1 : 0);
-    b.pad8(t.shape.slice(0, p.k), 1).view(t, t.strides.slice(0, p.k)).pad8(t.strides.slice(p.k), 0);
-    indices.forEach((x, i) => b.view(x, p.idxStrides[i]));
-    b.view(vals, valStrides.slice(0, br)).pad8(valStrides.slice(br), 0);
-  });
+  runTemplate(t.device, kind, op, (b) =>
+    b.fill("index", {
+      k: p.k,
+      bshape: p.bshape,
+      rshape: p.rest,
+      mode,
+      accumulate: accumulate ? 1 : 0,
+      dims: t.shape.slice(0, p.k),
+      out: [t, t.strides.slice(0, p.k)],
+      out_rest: t.strides.slice(p.k),
+      idx: indices.map((x, i) => [x, p.idxStrides[i]] as const),
+      vals: [vals, valStrides.slice(0, br)],
+      vals_rest: valStrides.slice(br),
+    }));
   if (mode === MODES.error) settle(t.device, op);
 }
 
@@ -360,7 +369,16 @@ function countNonzero(t: Tensor, shape: Shape, strides: readonly number[], op: s
     t.device,
     "reduce",
     op,
-    (b) => b.push(11, 0, 0).pad8([], 1).push(shape.length).pad8(shape, 1).view(t, []).pad8(strides, 0).view(out, []),
+    (b) =>
+      b.fill("reduce", {
+        op: 11, /* count_nonzero (blocks.h) */
+        ddof: 0,
+        oshape: [],
+        ishape: shape,
+        in: [t, []],
+        in_inner: strides,
+        out: [out, []],
+      }),
   );
   const host = new BigInt64Array(1);
   check(native.pt_buffer_read(queueFor(t.device), out.buf, out.offset * DTYPES.int64.size, host, 8), op);
@@ -388,7 +406,7 @@ function maskedSelectOp(t: Tensor, mask: Tensor): Tensor {
       device,
       "masked_select",
       op,
-      (b) => b.push(shape.length).pad8(shape, 1).view(t, inStrides).view(mask, maskStrides).view(out, [1]).push(count),
+      (b) => b.fill("masked_select", { shape, in: [t, inStrides], mask: [mask, maskStrides], out: [out, [1]], count }),
     );
   });
 }
@@ -399,6 +417,6 @@ export function nonzero(t: Tensor): Tensor {
   const count = countNonzero(t, t.shape, t.strides, op);
   return filling(allocTensor(t.device, "int64", [count, t.ndim], op), (out) => {
     if (count === 0 || t.ndim === 0) return;
-    runTemplate(t.device, "nonzero", op, (b) => b.push(t.ndim).pad8(t.shape, 1).view(t).buffer(out.buf).push(count));
+    runTemplate(t.device, "nonzero", op, (b) => b.fill("nonzero", { shape: t.shape, in: t, out: out.buf, count }));
   });
 }

@@ -78,12 +78,22 @@ function matmulOp(a: Tensor, b: Tensor): Tensor {
       const bBatchStrides = broadcastStrides(bBatch, B.strides.slice(0, bBatch.length), batch);
       const cStrides = contiguousStrides([...batch, M, N]);
       const cBatch = cStrides.slice(0, batch.length);
-      runTemplate(device, "matmul", op, (blk) => {
-        blk.push(batch.length).pad8(batch, 1).push(M, N, K);
-        blk.view(A, aBatchStrides).push(aRow, aCol);
-        blk.view(B, bBatchStrides).push(bRow, bCol);
-        blk.view(out, cBatch).push(N, 1);
-      });
+      runTemplate(device, "matmul", op, (blk) =>
+        blk.fill("matmul", {
+          bshape: batch,
+          m: M,
+          n: N,
+          k: K,
+          a: [A, aBatchStrides],
+          a_rows: aRow,
+          a_cols: aCol,
+          b: [B, bBatchStrides],
+          b_rows: bRow,
+          b_cols: bCol,
+          c: [out, cBatch],
+          c_rows: N,
+          c_cols: 1,
+        }));
     }
     if (kdt === dt) return out;
     const back = cast(out, dt);

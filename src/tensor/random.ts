@@ -92,7 +92,7 @@ function fill(op: string, dist: 0 | 1 | 2, shape: number[], dtype: DType, dev: D
     if (n > 0) {
       const offset = take(n, op);
       const lo = Number(state.seed & 0xffffffffn), hi = Number(state.seed >> 32n);
-      runTemplate(dev, "philox", op, (blk) => blk.push(dist, lo, hi, offset, a, b).view(out, [1]).push(n));
+      runTemplate(dev, "philox", op, (blk) => blk.fill("philox", { dist, seed_lo: lo, seed_hi: hi, offset, a, b, out: [out, [1]], n }));
     }
   } catch (e) {
     out.dispose();

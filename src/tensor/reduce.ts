@@ -140,9 +140,15 @@ function launchReduce(
       "reduce",
       op,
       (b) =>
-        b.push(REDUCE_OPS[op], correction, outer.length).pad8(outer, 1).push(inner.length).pad8(inner, 1)
-          .view(t, outerAxes.map((a) => t.strides[a])).pad8(axes.map((a) => t.strides[a]), 0)
-          .view(out, contiguousStrides(outer)),
+        b.fill("reduce", {
+          op: REDUCE_OPS[op],
+          ddof: correction,
+          oshape: outer,
+          ishape: inner,
+          in: [t, outerAxes.map((a) => t.strides[a])],
+          in_inner: axes.map((a) => t.strides[a]),
+          out: [out, contiguousStrides(outer)],
+        }),
     );
   } catch (e) {
     out.dispose();
@@ -226,9 +232,15 @@ function scanOp(op: "cumsum" | "cumprod", t: Tensor, axis: number): Tensor {
       "scan",
       op,
       (b) =>
-        b.push(op === "cumsum" ? 0 : 1, outerAxes.length).pad8(outerAxes.map((i) => t.shape[i]), 1).push(n)
-          .view(t, outerAxes.map((i) => t.strides[i])).push(t.ndim === 0 ? 0 : t.strides[a])
-          .view(out, outerAxes.map((i) => out.strides[i])).push(t.ndim === 0 ? 0 : out.strides[a]),
+        b.fill("scan", {
+          op: op === "cumsum" ? 0 : 1,
+          oshape: outerAxes.map((i) => t.shape[i]),
+          n,
+          in: [t, outerAxes.map((i) => t.strides[i])],
+          in_stride: t.ndim === 0 ? 0 : t.strides[a],
+          out: [out, outerAxes.map((i) => out.strides[i])],
+          out_stride: t.ndim === 0 ? 0 : out.strides[a],
+        }),
     );
   } catch (e) {
     out.dispose();

@@ -43,12 +43,18 @@ function sortOp(t: Tensor, axis: number, descending: boolean, op: string): { val
       const axisStride = (x: Tensor) => (scalar ? 0 : x.strides[a]);
       const outerStrides = (x: Tensor) => (scalar ? [] : without(x.strides, a));
       const idx = indices;
-      runTemplate(t.device, "sort", op, (b) => {
-        b.push(descending ? 1 : 0, outer.length).pad8(outer, 1).push(n);
-        b.view(t, outerStrides(t)).push(axisStride(t));
-        b.view(values, outerStrides(values)).push(axisStride(values));
-        b.view(idx, outerStrides(idx)).push(axisStride(idx));
-      });
+      runTemplate(t.device, "sort", op, (b) =>
+        b.fill("sort", {
+          descending: descending ? 1 : 0,
+          oshape: outer,
+          n,
+          in: [t, outerStrides(t)],
+          in_stride: axisStride(t),
+          vals: [values, outerStrides(values)],
+          vals_stride: axisStride(values),
+          idx: [idx, outerStrides(idx)],
+          idx_stride: axisStride(idx),
+        }));
     }
   } catch (e) {
     values.dispose();

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "core.h"
 #include "program_cache.h"
+#include "slots.h"
 
 #define PT_MAX_LAUNCH_BUFS 4096
 #define PT_MAX_LAUNCH_ARGS (1 << 24)
@@ -23,7 +24,7 @@ static int32_t new_handle(pt_dev *d, int kind, pt_obj *o) {
 /* The error for a block that is not the layout its program was built for. */
 static int layout_mismatch(int32_t program, const pt_layout *l, int nbuf, const double *a, int na) {
   char want[160], has[96];
-  int at = l->kind == PT_K_EW ? 9 : l->kind == PT_K_EWREDUCE ? 14 : -1; /* the view count's slot */
+  int at = l->kind == PT_K_EW ? PT_EW_NVIEWS : l->kind == PT_K_EWREDUCE ? PT_EWREDUCE_NVIEWS : -1; /* the view count's slot */
   if (at > 0 && na > at) {
     double v = a[at];
     snprintf(has, sizeof has, "%g views (%g inputs + output) and %d buffer%s", v, v - 1, nbuf, nbuf == 1 ? "" : "s");

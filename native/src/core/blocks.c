@@ -14,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "blocks.h"
+#include "slots.h"
 
-#define RANK 8
-#define VS 11                       /* slots per VIEW */
+#define RANK PT_MAX_RANK
+#define VS PT_VIEW_SLOTS
 #define SLOT_MAX 9007199254740992.0 /* 2^53 */
 static const int dsize[PT_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1};
 
@@ -61,17 +62,20 @@ static int reach(int64_t dim, int64_t stride, int64_t *lo, int64_t *hi) {
 
 typedef struct { int buf, dtype; int64_t offset, stride[RANK]; } view_t;
 
-/* A VIEW at a[0..10] over shape (rank dims) plus extra dims whose strides live elsewhere. */
+/* A VIEW at a[0..VS) over shape (rank dims) plus extra dims whose strides live elsewhere. */
 static int view(const pt_mem_ref *bufs, int nbuf, const double *a, int rank, const int64_t *sh, int xr,
                 const int64_t *xsh, const int64_t *xst, const char *what, view_t *v) {
   int64_t b, dt;
-  if (!sint(a[0], 0, nbuf - 1, &b)) return pt_error(PT_EINVAL, "%s: buffer index %g is outside [0, %d)", what, a[0], nbuf);
-  if (!sint(a[1], 0, PT_DTYPE_COUNT - 1, &dt)) return pt_error(PT_EINVAL, "%s: dtype %g is not a valid dtype", what, a[1]);
+  if (!sint(a[PT_VIEW_BUF], 0, nbuf - 1, &b))
+    return pt_error(PT_EINVAL, "%s: buffer index %g is outside [0, %d)", what, a[PT_VIEW_BUF], nbuf);
+  if (!sint(a[PT_VIEW_DTYPE], 0, PT_DTYPE_COUNT - 1, &dt))
+    return pt_error(PT_EINVAL, "%s: dtype %g is not a valid dtype", what, a[PT_VIEW_DTYPE]);
   v->buf = (int)b;
   v->dtype = (int)dt;
-  if (!sint(a[2], ANY, &v->offset)) return pt_error(PT_EINVAL, "%s: offset %g is not an integer", what, a[2]);
+  if (!sint(a[PT_VIEW_OFFSET], ANY, &v->offset)) return pt_error(PT_EINVAL, "%s: offset %g is not an integer", what, a[PT_VIEW_OFFSET]);
+  const double *st = a + PT_VIEW_STRIDES;
   for (int i = 0; i < RANK; i++)
-    if (!sint(a[3 + i], ANY, &v->stride[i])) return pt_error(PT_EINVAL, "%s: stride %d is %g, not an integer", what, i, a[3 + i]);
+    if (!sint(st[i], ANY, &v->stride[i])) return pt_error(PT_EINVAL, "%s: stride %d is %g, not an integer", what, i, st[i]);
   if (numel(rank, sh) == 0 || numel(xr, xsh) == 0) return PT_OK; /* empty: touches nothing */
   int64_t lo = v->offset, hi = v->offset, elems = (int64_t)(bufs[b].bytes / (size_t)dsize[dt]);
   int ok = 1;
@@ -105,17 +109,23 @@ static int empty_axis(const char *op, int64_t n, int64_t size, int axis) {
   return n > 0 && size == 0 ? pt_error(PT_EKERNEL, "%s: every index is out of range for axis %d of size 0", op, axis) : PT_OK;
 }
 
-/* [op, orank, oshape x8, n, IN VIEW, in axis stride, OUT VIEW, out axis stride, (IDX ...)] */
+/* scan and sort: [op, orank, oshape, n, then per view: VIEW, axis stride]; the two tables agree
+ * on every slot up to scan's end (the static asserts below), so one parse serves both. */
+_Static_assert(PT_SCAN_ORANK == PT_SORT_ORANK && PT_SCAN_N == PT_SORT_N && PT_SCAN_IN == PT_SORT_IN &&
+                   PT_SCAN_OUT == PT_SORT_VALS && PT_SORT_IDX - PT_SORT_VALS == PT_SORT_VALS - PT_SORT_IN &&
+                   PT_SORT_IN_STRIDE == PT_SORT_IN + VS,
+               "scan and sort blocks share their prefix");
 static int axis_rows(const char *op, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int nviews, int64_t *rows) {
   int rank, st;
   int64_t sh[RANK], n, ax;
   view_t v;
   static const char *names[2][3] = {{"scan: input", "scan: output", ""}, {"sort: input", "sort: values", "sort: indices"}};
-  if ((st = need(op, na, 11 + nviews * (VS + 1))) != PT_OK || (st = rank_shape(op, a + 1, 0, &rank, sh)) != PT_OK) return st;
-  if (!sint(a[0], 0, 1, &n)) return bad(op, nviews == 3 ? "descending flag" : "op", a[0]);
-  if (!sint(a[10], 0, (int64_t)SLOT_MAX, &n)) return bad(op, "axis length", a[10]);
+  if ((st = need(op, na, nviews == 3 ? PT_SORT_SLOTS : PT_SCAN_SLOTS)) != PT_OK || (st = rank_shape(op, a + PT_SORT_ORANK, 0, &rank, sh)) != PT_OK)
+    return st;
+  if (!sint(a[PT_SORT_DESCENDING], 0, 1, &n)) return bad(op, nviews == 3 ? "descending flag" : "op", a[PT_SORT_DESCENDING]);
+  if (!sint(a[PT_SORT_N], 0, (int64_t)SLOT_MAX, &n)) return bad(op, "axis length", a[PT_SORT_N]);
   for (int i = 0; i < nviews; i++) {
-    const double *p = a + 11 + i * (VS + 1);
+    const double *p = a + PT_SORT_IN + i * (PT_SORT_VALS - PT_SORT_IN);
     if (!sint(p[VS], ANY, &ax)) return bad(op, "axis stride", p[VS]);
     if ((st = view(bufs, nbuf, p, rank, sh, 1, &n, &ax, names[nviews == 3][i], &v)) != PT_OK) return st;
     if (i == 2 && v.dtype != PT_I64) return pt_error(PT_EINVAL, "sort: indices dtype %d is not int64", v.dtype);
@@ -129,13 +139,13 @@ static int reduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int n
   int orank, irank, st;
   int64_t op, ddof, osh[RANK], ish[RANK], ist[RANK];
   view_t v;
-  if ((st = need("reduce", na, 50)) != PT_OK) return st;
-  if (!sint(a[0], 0, 11, &op)) return bad("reduce", "op", a[0]);
-  if (!sint(a[1], ANY, &ddof)) return bad("reduce", "ddof", a[1]);
-  if ((st = rank_shape("reduce", a + 2, 0, &orank, osh)) != PT_OK || (st = rank_shape("reduce", a + 11, 0, &irank, ish)) != PT_OK ||
-      (st = strides("reduce", a + 31, ist)) != PT_OK ||
-      (st = view(bufs, nbuf, a + 20, orank, osh, irank, ish, ist, "reduce: input", &v)) != PT_OK ||
-      (st = view(bufs, nbuf, a + 39, orank, osh, 0, NULL, NULL, "reduce: output", &v)) != PT_OK)
+  if ((st = need("reduce", na, PT_REDUCE_SLOTS)) != PT_OK) return st;
+  if (!sint(a[PT_REDUCE_OP], 0, 11, &op)) return bad("reduce", "op", a[PT_REDUCE_OP]);
+  if (!sint(a[PT_REDUCE_DDOF], ANY, &ddof)) return bad("reduce", "ddof", a[PT_REDUCE_DDOF]);
+  if ((st = rank_shape("reduce", a + PT_REDUCE_ORANK, 0, &orank, osh)) != PT_OK ||
+      (st = rank_shape("reduce", a + PT_REDUCE_IRANK, 0, &irank, ish)) != PT_OK || (st = strides("reduce", a + PT_REDUCE_IN_INNER, ist)) != PT_OK ||
+      (st = view(bufs, nbuf, a + PT_REDUCE_IN, orank, osh, irank, ish, ist, "reduce: input", &v)) != PT_OK ||
+      (st = view(bufs, nbuf, a + PT_REDUCE_OUT, orank, osh, 0, NULL, NULL, "reduce: output", &v)) != PT_OK)
     return st;
   *rows = numel(orank, osh);
   if (*rows > 0 && numel(irank, ish) == 0 && op >= 2 && op <= 5)
@@ -144,17 +154,23 @@ static int reduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int n
 }
 
 /* gather [rank, shape, axis, size, mode, IN, IDX, OUT]; scatter adds reduce before OUT, IDX, SRC. */
+_Static_assert(PT_GATHER_RANK == PT_SCATTER_RANK && PT_GATHER_AXIS == PT_SCATTER_AXIS && PT_GATHER_SIZE == PT_SCATTER_SIZE &&
+                   PT_GATHER_MODE == PT_SCATTER_MODE && PT_GATHER_IDX - PT_GATHER_IN == VS && PT_SCATTER_IDX - PT_SCATTER_OUT == VS &&
+                   PT_GATHER_OUT - PT_GATHER_IDX == VS && PT_SCATTER_SRC - PT_SCATTER_IDX == VS,
+               "gather and scatter blocks share their prefix and hold three adjacent views");
 static int axis_block(int scatter, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
   static const char *names[2][3] = {{"gather IN", "gather IDX", "gather OUT"}, {"scatter OUT", "scatter IDX", "scatter SRC"}};
   const char *op = scatter ? "scatter" : "gather";
-  int rank, st, v0 = 12 + scatter;
+  int rank, st, v0 = scatter ? PT_SCATTER_OUT : PT_GATHER_IN;
   int64_t sh[RANK], vsh[RANK], axis, size, x;
   view_t v[3];
-  if ((st = need(op, na, v0 + 3 * VS)) != PT_OK || (st = rank_shape(op, a, 1, &rank, sh)) != PT_OK) return st;
-  if (!sint(a[9], 0, rank - 1, &axis)) return bad(op, "axis", a[9]);
-  if (!sint(a[10], 0, (int64_t)SLOT_MAX, &size)) return bad(op, "axis size", a[10]);
-  if (!sint(a[11], 0, 2, &x)) return bad(op, "mode", a[11]);
-  if (scatter && !sint(a[12], 0, 3, &x)) return bad(op, "reduce", a[12]);
+  if ((st = need(op, na, scatter ? PT_SCATTER_SLOTS : PT_GATHER_SLOTS)) != PT_OK ||
+      (st = rank_shape(op, a + PT_GATHER_RANK, 1, &rank, sh)) != PT_OK)
+    return st;
+  if (!sint(a[PT_GATHER_AXIS], 0, rank - 1, &axis)) return bad(op, "axis", a[PT_GATHER_AXIS]);
+  if (!sint(a[PT_GATHER_SIZE], 0, (int64_t)SLOT_MAX, &size)) return bad(op, "axis size", a[PT_GATHER_SIZE]);
+  if (!sint(a[PT_GATHER_MODE], 0, 2, &x)) return bad(op, "mode", a[PT_GATHER_MODE]);
+  if (scatter && !sint(a[PT_SCATTER_REDUCE], 0, 3, &x)) return bad(op, "reduce", a[PT_SCATTER_REDUCE]);
   memcpy(vsh, sh, sizeof vsh);
   vsh[axis] = size;
   for (int i = 0; i < 3; i++)
@@ -164,33 +180,33 @@ static int axis_block(int scatter, const pt_mem_ref *bufs, int nbuf, const doubl
   return empty_axis(op, *work, size, (int)axis);
 }
 
-/* [k, brank, bshape, rrank, rshape, mode, accumulate, dims x8, OUT (3 + 8 + 8), IDX x k, VALS (3 + 8 + 8)] */
+/* [k, brank, bshape, rrank, rshape, mode, accumulate, dims, OUT VIEW + rest strides, IDX x k, VALS VIEW + rest strides] */
 static int index_block(int get, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
   const char *op = get ? "index_get" : "index_put";
   int brank, rrank, st, k;
   int64_t x, bsh[RANK], rsh[RANK], dims[RANK], ost[RANK], vst[RANK];
   view_t v;
   if ((st = need(op, na, 1)) != PT_OK) return st;
-  if (!sint(a[0], 1, RANK, &x)) return bad(op, "k", a[0]);
+  if (!sint(a[PT_INDEX_K], 1, RANK, &x)) return bad(op, "k", a[PT_INDEX_K]);
   k = (int)x;
-  int vals = 48 + k * VS;
-  if ((st = need(op, na, vals + 3 + 2 * RANK)) != PT_OK || (st = rank_shape(op, a + 1, 0, &brank, bsh)) != PT_OK ||
-      (st = rank_shape(op, a + 10, 0, &rrank, rsh)) != PT_OK)
+  if ((st = need(op, na, PT_INDEX_SLOTS(k))) != PT_OK || (st = rank_shape(op, a + PT_INDEX_BRANK, 0, &brank, bsh)) != PT_OK ||
+      (st = rank_shape(op, a + PT_INDEX_RRANK, 0, &rrank, rsh)) != PT_OK)
     return st;
-  if (!sint(a[19], 0, 2, &x)) return bad(op, "mode", a[19]);
-  if (!sint(a[20], 0, 1, &x)) return bad(op, "accumulate", a[20]);
+  if (!sint(a[PT_INDEX_MODE], 0, 2, &x)) return bad(op, "mode", a[PT_INDEX_MODE]);
+  if (!sint(a[PT_INDEX_ACCUMULATE], 0, 1, &x)) return bad(op, "accumulate", a[PT_INDEX_ACCUMULATE]);
   for (int i = 0; i < RANK; i++) dims[i] = 1;
   for (int i = 0; i < k; i++)
-    if (!sint(a[21 + i], 0, (int64_t)SLOT_MAX, &dims[i])) return bad(op, "indexed dim size", a[21 + i]);
+    if (!sint(a[PT_INDEX_DIMS + i], 0, (int64_t)SLOT_MAX, &dims[i])) return bad(op, "indexed dim size", a[PT_INDEX_DIMS + i]);
   char name[32];
-  if ((st = strides(op, a + 40, ost)) != PT_OK || (st = strides(op, a + vals + 11, vst)) != PT_OK) return st;
+  if ((st = strides(op, a + PT_INDEX_OUT_REST, ost)) != PT_OK || (st = strides(op, a + PT_INDEX_VALS_REST(k), vst)) != PT_OK) return st;
   snprintf(name, sizeof name, "%s OUT", op);
-  if ((st = view(bufs, nbuf, a + 29, k, dims, rrank, rsh, ost, name, &v)) != PT_OK) return st;
+  if ((st = view(bufs, nbuf, a + PT_INDEX_OUT, k, dims, rrank, rsh, ost, name, &v)) != PT_OK) return st;
   snprintf(name, sizeof name, "%s VALS", op);
-  if ((st = view(bufs, nbuf, a + vals, brank, bsh, rrank, rsh, vst, name, &v)) != PT_OK) return st;
+  if ((st = view(bufs, nbuf, a + PT_INDEX_VALS(k), brank, bsh, rrank, rsh, vst, name, &v)) != PT_OK) return st;
   snprintf(name, sizeof name, "%s IDX", op);
   for (int q = 0; q < k; q++)
-    if ((st = view(bufs, nbuf, a + 48 + q * VS, brank, bsh, 0, NULL, NULL, name, &v)) != PT_OK || (st = index_dtype(op, &v)) != PT_OK)
+    if ((st = view(bufs, nbuf, a + PT_INDEX_IDX + q * VS, brank, bsh, 0, NULL, NULL, name, &v)) != PT_OK ||
+        (st = index_dtype(op, &v)) != PT_OK)
       return st;
   int64_t nb = numel(brank, bsh), nr = numel(rrank, rsh);
   if (nb > 0 && nr > (int64_t)SLOT_MAX / nb)
@@ -206,15 +222,19 @@ static int compact_block(int masked, const pt_mem_ref *bufs, int nbuf, const dou
   int rank, st;
   int64_t sh[RANK], count, ob;
   view_t v;
-  if ((st = need(op, na, masked ? 43 : 22)) != PT_OK || (st = rank_shape(op, a, 0, &rank, sh)) != PT_OK) return st;
-  if (!sint(a[masked ? 42 : 21], 0, (int64_t)SLOT_MAX, &count)) return bad(op, "count", a[masked ? 42 : 21]);
-  if ((st = view(bufs, nbuf, a + 9, rank, sh, 0, NULL, NULL, masked ? "masked_select IN" : "nonzero IN", &v)) != PT_OK) return st;
+  const int count_at = masked ? PT_MASKED_SELECT_COUNT : PT_NONZERO_COUNT;
+  _Static_assert(PT_MASKED_SELECT_RANK == PT_NONZERO_RANK && PT_MASKED_SELECT_IN == PT_NONZERO_IN, "nonzero and masked_select share their prefix");
+  if ((st = need(op, na, masked ? PT_MASKED_SELECT_SLOTS : PT_NONZERO_SLOTS)) != PT_OK ||
+      (st = rank_shape(op, a + PT_NONZERO_RANK, 0, &rank, sh)) != PT_OK)
+    return st;
+  if (!sint(a[count_at], 0, (int64_t)SLOT_MAX, &count)) return bad(op, "count", a[count_at]);
+  if ((st = view(bufs, nbuf, a + PT_NONZERO_IN, rank, sh, 0, NULL, NULL, masked ? "masked_select IN" : "nonzero IN", &v)) != PT_OK) return st;
   if (masked) {
-    if ((st = view(bufs, nbuf, a + 20, rank, sh, 0, NULL, NULL, "masked_select MASK", &v)) != PT_OK ||
-        (st = view(bufs, nbuf, a + 31, 1, &count, 0, NULL, NULL, "masked_select OUT", &v)) != PT_OK)
+    if ((st = view(bufs, nbuf, a + PT_MASKED_SELECT_MASK, rank, sh, 0, NULL, NULL, "masked_select MASK", &v)) != PT_OK ||
+        (st = view(bufs, nbuf, a + PT_MASKED_SELECT_OUT, 1, &count, 0, NULL, NULL, "masked_select OUT", &v)) != PT_OK)
       return st;
   } else {
-    if (!sint(a[20], 0, nbuf - 1, &ob)) return bad(op, "OUT buffer", a[20]);
+    if (!sint(a[PT_NONZERO_OUT], 0, nbuf - 1, &ob)) return bad(op, "OUT buffer", a[PT_NONZERO_OUT]);
     uint64_t bytes = (uint64_t)count * (uint64_t)rank * 8u;
     if (bytes > bufs[ob].bytes)
       return pt_error(PT_EINVAL, "%s: OUT buffer %lld holds %llu bytes, needs %llu", op, (long long)ob,
@@ -227,17 +247,19 @@ static int compact_block(int masked, const pt_mem_ref *bufs, int nbuf, const dou
 static int philox_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
   int64_t x, n;
   view_t v;
-  int st = need("philox", na, 6 + VS + 1);
+  int st = need("philox", na, PT_PHILOX_SLOTS);
   if (st != PT_OK) return st;
-  if (!sint(a[0], 0, 2, &x)) return bad("philox", "dist", a[0]);
-  if (!sint(a[1], 0, 4294967295LL, &x)) return bad("philox", "seed lo", a[1]);
-  if (!sint(a[2], 0, 4294967295LL, &x)) return bad("philox", "seed hi", a[2]);
-  if (!sint(a[3], 0, (int64_t)SLOT_MAX, &x)) return bad("philox", "offset", a[3]);
-  if (!sint(a[6 + VS], 0, (int64_t)SLOT_MAX, &n)) return bad("philox", "n", a[6 + VS]);
-  if ((st = view(bufs, nbuf, a + 6, 1, &n, 0, NULL, NULL, "philox OUT", &v)) != PT_OK) return st;
-  if (a[0] == 2 && !(a[4] < a[5])) return pt_error(PT_EINVAL, "philox: randint range [%g, %g) is empty", a[4], a[5]);
-  if (a[0] != 2 && !(v.dtype == PT_F32 || v.dtype == PT_F16 || v.dtype == PT_BF16 || v.dtype == PT_F64))
-    return pt_error(PT_EINVAL, "philox: %s into dtype %d needs a floating-point output", a[0] == 0 ? "uniform" : "normal", v.dtype);
+  const double dist = a[PT_PHILOX_DIST];
+  if (!sint(dist, 0, 2, &x)) return bad("philox", "dist", dist);
+  if (!sint(a[PT_PHILOX_SEED_LO], 0, 4294967295LL, &x)) return bad("philox", "seed lo", a[PT_PHILOX_SEED_LO]);
+  if (!sint(a[PT_PHILOX_SEED_HI], 0, 4294967295LL, &x)) return bad("philox", "seed hi", a[PT_PHILOX_SEED_HI]);
+  if (!sint(a[PT_PHILOX_OFFSET], 0, (int64_t)SLOT_MAX, &x)) return bad("philox", "offset", a[PT_PHILOX_OFFSET]);
+  if (!sint(a[PT_PHILOX_N], 0, (int64_t)SLOT_MAX, &n)) return bad("philox", "n", a[PT_PHILOX_N]);
+  if ((st = view(bufs, nbuf, a + PT_PHILOX_OUT, 1, &n, 0, NULL, NULL, "philox OUT", &v)) != PT_OK) return st;
+  if (dist == 2 && !(a[PT_PHILOX_A] < a[PT_PHILOX_B]))
+    return pt_error(PT_EINVAL, "philox: randint range [%g, %g) is empty", a[PT_PHILOX_A], a[PT_PHILOX_B]);
+  if (dist != 2 && !(v.dtype == PT_F32 || v.dtype == PT_F16 || v.dtype == PT_BF16 || v.dtype == PT_F64))
+    return pt_error(PT_EINVAL, "philox: %s into dtype %d needs a floating-point output", dist == 0 ? "uniform" : "normal", v.dtype);
   *work = n;
   return PT_OK;
 }
@@ -246,43 +268,43 @@ static int ew_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, i
   int rank, st;
   int64_t sh[RANK], nv, nc;
   view_t v;
-  if ((st = need("ew", na, 11)) != PT_OK || (st = rank_shape("ew", a, 0, &rank, sh)) != PT_OK) return st;
-  if (!sint(a[9], 1, (na - 11) / VS, &nv)) return bad("ew", "view count", a[9]);
-  int at = 10 + (int)nv * VS;
+  if ((st = need("ew", na, PT_EW_SLOTS(0))) != PT_OK || (st = rank_shape("ew", a + PT_EW_RANK, 0, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[PT_EW_NVIEWS], 1, (na - PT_EW_SLOTS(0)) / VS, &nv)) return bad("ew", "view count", a[PT_EW_NVIEWS]);
+  int at = PT_EW_NCONST(nv);
   if (!sint(a[at], 0, na - at - 1, &nc)) return bad("ew", "constant count", a[at]);
   for (int i = 0; i < nv; i++) {
     char name[24];
     snprintf(name, sizeof name, "ew view %d", i);
-    if ((st = view(bufs, nbuf, a + 10 + i * VS, rank, sh, 0, NULL, NULL, name, &v)) != PT_OK) return st;
+    if ((st = view(bufs, nbuf, a + PT_EW_VIEWS + i * VS, rank, sh, 0, NULL, NULL, name, &v)) != PT_OK) return st;
   }
   *work = numel(rank, sh);
   return PT_OK;
 }
 
-/* [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x (nviews - 1), nconst, consts] */
+/* [op, ddof, rank, shape, start, rows, rowlen, nviews, VIEW x nviews (OUT, then the inputs), nconst, consts] */
 static int ewreduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
   const char *op = "ewreduce";
   int rank, st;
   int64_t sh[RANK], x, start, rows, rowlen, nv, nc, span;
   view_t v;
-  if ((st = need(op, na, 15 + VS + 1)) != PT_OK) return st;
-  if (!sint(a[0], 0, 11, &x)) return bad(op, "op", a[0]);
-  if (!sint(a[1], ANY, &x)) return bad(op, "ddof", a[1]);
-  if ((st = rank_shape(op, a + 2, 0, &rank, sh)) != PT_OK) return st;
-  if (!sint(a[11], 0, (int64_t)SLOT_MAX, &start)) return bad(op, "start", a[11]);
-  if (!sint(a[12], 0, (int64_t)SLOT_MAX, &rows)) return bad(op, "rows", a[12]);
-  if (!sint(a[13], 0, (int64_t)SLOT_MAX, &rowlen)) return bad(op, "row length", a[13]);
-  if (!sint(a[14], 1, (na - 16) / VS, &nv)) return bad(op, "view count", a[14]);
-  int at = 15 + (int)nv * VS;
+  if ((st = need(op, na, PT_EWREDUCE_SLOTS(1))) != PT_OK) return st;
+  if (!sint(a[PT_EWREDUCE_OP], 0, 11, &x)) return bad(op, "op", a[PT_EWREDUCE_OP]);
+  if (!sint(a[PT_EWREDUCE_DDOF], ANY, &x)) return bad(op, "ddof", a[PT_EWREDUCE_DDOF]);
+  if ((st = rank_shape(op, a + PT_EWREDUCE_RANK, 0, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[PT_EWREDUCE_START], 0, (int64_t)SLOT_MAX, &start)) return bad(op, "start", a[PT_EWREDUCE_START]);
+  if (!sint(a[PT_EWREDUCE_ROWS], 0, (int64_t)SLOT_MAX, &rows)) return bad(op, "rows", a[PT_EWREDUCE_ROWS]);
+  if (!sint(a[PT_EWREDUCE_ROWLEN], 0, (int64_t)SLOT_MAX, &rowlen)) return bad(op, "row length", a[PT_EWREDUCE_ROWLEN]);
+  if (!sint(a[PT_EWREDUCE_NVIEWS], 1, (na - PT_EWREDUCE_SLOTS(0)) / VS, &nv)) return bad(op, "view count", a[PT_EWREDUCE_NVIEWS]);
+  int at = PT_EWREDUCE_NCONST(nv);
   if (!sint(a[at], 0, na - at - 1, &nc)) return bad(op, "constant count", a[at]);
   if (__builtin_mul_overflow(rows, rowlen, &span) || span > numel(rank, sh) - start)
     return pt_error(PT_EINVAL, "%s: %lld rows of %lld from element %lld pass the %lld elements of the expression", op,
                     (long long)rows, (long long)rowlen, (long long)start, (long long)numel(rank, sh));
-  if ((st = view(bufs, nbuf, a + 15, 1, &rows, 0, NULL, NULL, "ewreduce OUT", &v)) != PT_OK) return st;
+  if ((st = view(bufs, nbuf, a + PT_EWREDUCE_VIEWS, 1, &rows, 0, NULL, NULL, "ewreduce OUT", &v)) != PT_OK) return st;
   for (int i = 1; i < nv; i++) {
     char name[32];
     snprintf(name, sizeof name, "ewreduce input %d", i - 1);
-    if ((st = view(bufs, nbuf, a + 15 + i * VS, rank, sh, 0, NULL, NULL, name, &v)) != PT_OK) return st;
+    if ((st = view(bufs, nbuf, a + PT_EWREDUCE_VIEWS + i * VS, rank, sh, 0, NULL, NULL, name, &v)) != PT_OK) return st;
   }
   *work = rows;
   return PT_OK;
@@ -291,14 +313,17 @@ static int ewreduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int
 static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, pt_matmul_plan *mm) {
   static const char *const names[3] = {"matmul: A", "matmul: B", "matmul: C"};
   view_t v[3];
-  int st = need("matmul", na, 51);
-  if (st != PT_OK || (st = rank_shape("matmul: batch shape", a, 0, &mm->brank, mm->bshape)) != PT_OK) return st;
-  if (!sint(a[9], 0, (int64_t)SLOT_MAX, &mm->M) || !sint(a[10], 0, (int64_t)SLOT_MAX, &mm->N) || !sint(a[11], 0, (int64_t)SLOT_MAX, &mm->K))
-    return pt_error(PT_EINVAL, "matmul: M, N, K = %g, %g, %g are not integers >= 0", a[9], a[10], a[11]);
+  int st = need("matmul", na, PT_MATMUL_SLOTS);
+  if (st != PT_OK || (st = rank_shape("matmul: batch shape", a + PT_MATMUL_BRANK, 0, &mm->brank, mm->bshape)) != PT_OK) return st;
+  if (!sint(a[PT_MATMUL_M], 0, (int64_t)SLOT_MAX, &mm->M) || !sint(a[PT_MATMUL_N], 0, (int64_t)SLOT_MAX, &mm->N) ||
+      !sint(a[PT_MATMUL_K], 0, (int64_t)SLOT_MAX, &mm->K))
+    return pt_error(PT_EINVAL, "matmul: M, N, K = %g, %g, %g are not integers >= 0", a[PT_MATMUL_M], a[PT_MATMUL_N], a[PT_MATMUL_K]);
   const int64_t rows[3] = {mm->M, mm->K, mm->M}, cols[3] = {mm->K, mm->N, mm->N};
+  static const int at[3][3] = {{PT_MATMUL_A, PT_MATMUL_A_ROWS, PT_MATMUL_A_COLS}, {PT_MATMUL_B, PT_MATMUL_B_ROWS, PT_MATMUL_B_COLS},
+                               {PT_MATMUL_C, PT_MATMUL_C_ROWS, PT_MATMUL_C_COLS}};
   for (int i = 0; i < 3; i++) {
-    const double *p = a + 12 + i * (VS + 2);
-    if (!sint(p[VS], ANY, &mm->rs[i]) || !sint(p[VS + 1], ANY, &mm->cs[i]))
+    const double *p = a + at[i][0];
+    if (!sint(a[at[i][1]], ANY, &mm->rs[i]) || !sint(a[at[i][2]], ANY, &mm->cs[i]))
       return pt_error(PT_EINVAL, "matmul: a row or column stride is not an integer");
     int64_t sh[2] = {rows[i], cols[i]}, sd[2] = {mm->rs[i], mm->cs[i]};
     if ((st = view(bufs, nbuf, p, mm->brank, mm->bshape, 2, sh, sd, names[i], &v[i])) != PT_OK) return st;
@@ -425,24 +450,26 @@ int pt_program_source(const char *tag, const char *kind, const uint8_t *src, siz
 const char *pt_program_kind_name(int kind) { return kind >= 0 && kind < PT_K_COUNT ? kinds[kind].name : "?"; }
 int pt_program_kind_shape(int kind) { return kind >= 0 && kind < PT_K_COUNT ? kinds[kind].shape : PT_SHAPE_SERIAL; }
 
-/* Slot of the buffer index of each written view (after the check has validated them). */
+/* The buffer index of each written view (after the check has validated them). */
 static uint32_t written(int kind, const double *a) {
+#define BUF(view) (1u << (int)a[(view) + PT_VIEW_BUF])
   switch (kind) {
-  case PT_K_EW: return 1u << (int)a[10];
-  case PT_K_REDUCE: return 1u << (int)a[39];
-  case PT_K_SCAN: return 1u << (int)a[11 + VS + 1];
-  case PT_K_SORT: return 1u << (int)a[11 + VS + 1] | 1u << (int)a[11 + 2 * (VS + 1)];
-  case PT_K_MATMUL: return 1u << (int)a[12 + 2 * (VS + 2)];
-  case PT_K_GATHER: return 1u << (int)a[12 + 2 * VS];
-  case PT_K_SCATTER: return 1u << (int)a[13];
-  case PT_K_INDEX_PUT: return 1u << (int)a[29];
-  case PT_K_INDEX_GET: return 1u << (int)a[48 + (int)a[0] * VS];
-  case PT_K_NONZERO: return 1u << (int)a[20];
-  case PT_K_MASKED_SELECT: return 1u << (int)a[31];
-  case PT_K_PHILOX: return 1u << (int)a[6];
-  case PT_K_EWREDUCE: return 1u << (int)a[15];
+  case PT_K_EW: return BUF(PT_EW_VIEWS);
+  case PT_K_REDUCE: return BUF(PT_REDUCE_OUT);
+  case PT_K_SCAN: return BUF(PT_SCAN_OUT);
+  case PT_K_SORT: return BUF(PT_SORT_VALS) | BUF(PT_SORT_IDX);
+  case PT_K_MATMUL: return BUF(PT_MATMUL_C);
+  case PT_K_GATHER: return BUF(PT_GATHER_OUT);
+  case PT_K_SCATTER: return BUF(PT_SCATTER_OUT);
+  case PT_K_INDEX_PUT: return BUF(PT_INDEX_OUT);
+  case PT_K_INDEX_GET: return BUF(PT_INDEX_VALS((int)a[PT_INDEX_K]));
+  case PT_K_NONZERO: return 1u << (int)a[PT_NONZERO_OUT];
+  case PT_K_MASKED_SELECT: return BUF(PT_MASKED_SELECT_OUT);
+  case PT_K_PHILOX: return BUF(PT_PHILOX_OUT);
+  case PT_K_EWREDUCE: return BUF(PT_EWREDUCE_VIEWS);
   default: return 0;
   }
+#undef BUF
 }
 
 static int check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, pt_matmul_plan *mm) {

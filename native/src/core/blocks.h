@@ -12,8 +12,9 @@
  * (strides in elements, may be 0 or negative; unused trailing strides are 0). Shapes are
  * 8 slots padded with 1. Kernels check every view against its buffer's size (lowest and
  * highest element touched) and return PT_EINVAL through pt_error() instead of reading
- * out of bounds. The src/kernels/ encoder in TypeScript writes these blocks; the two must
- * change together.
+ * out of bounds. The slot of every field comes from one table, src/kernels/slots.ts, which
+ * generates slots.h (PT_<KIND>_<FIELD>, used by C) and the same names in every kernel
+ * language and fills blocks in TypeScript: a layout change is an edit of that table.
  *
  *   ew       [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst]
  *            program source = elementwise bytecode (below).

@@ -10,6 +10,7 @@
 import { DOUBLE_FACC } from "../templates/reduce.ts";
 import { valueHelpers } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
+import { slotDefines } from "../slots.ts";
 
 /** params.h from `#define PT_CUDA_MAX_BUFS` to the error codes, character for character. */
 export const PARAMS = `#define PT_CUDA_MAX_BUFS 16
@@ -41,8 +42,7 @@ typedef unsigned short pt_u16;
 typedef unsigned char pt_u8;
 
 #define PT_BLOCK 256 /* every launch shape of params.h uses blocks of 256 threads */
-#define PT_MAX_RANK 8
-#define PT_VIEW_SLOTS 11
+${slotDefines()}
 enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7 };
 
 #define PT_INF_F __int_as_float(0x7f800000)
@@ -138,11 +138,11 @@ typedef struct {
 
 static __device__ __forceinline__ pt_view pt_view_at(const pt_params &p, int k) {
   pt_view v;
-  v.b = pt_buf(p, (int)p.a[k]);
-  v.dt = (int)p.a[k + 1];
-  v.off = (pt_i64)p.a[k + 2];
+  v.b = pt_buf(p, (int)p.a[k + PT_VIEW_BUF]);
+  v.dt = (int)p.a[k + PT_VIEW_DTYPE];
+  v.off = (pt_i64)p.a[k + PT_VIEW_OFFSET];
 #pragma unroll
-  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = (pt_i64)p.a[k + 3 + d];
+  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = (pt_i64)p.a[k + PT_VIEW_STRIDES + d];
   return v;
 }
 

@@ -8,16 +8,16 @@
  * does; i32 and i64 in uint64 with wrap (then i32 keeps the low 32 bits), as matmul.c.
  */
 export const MATMUL = String.raw`
-/* matmul [brank, bshape x8, M, N, K, A VIEW (batch strides), a row stride, a col stride,
- *         B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride];
+/* matmul (slots.ts; A, B and C's VIEW strides are the batch dims', each followed by its row and col strides);
  * ELEMENT launch over batch * M * N outputs. */
 extern "C" __global__ void pt_main(const pt_params p) {
-  const int brank = (int)p.a[0];
+  const int brank = (int)p.a[PT_MATMUL_BRANK];
   pt_i64 bshape[PT_MAX_RANK];
-  const pt_i64 batch = pt_shape_at(p, 1, brank, bshape);
-  const pt_i64 M = PT_A(9), N = PT_A(10), K = PT_A(11);
-  const pt_view A = pt_view_at(p, 12), B = pt_view_at(p, 25), C = pt_view_at(p, 38);
-  const pt_i64 ars = PT_A(23), acs = PT_A(24), brs = PT_A(36), bcs = PT_A(37), crs = PT_A(49), ccs = PT_A(50);
+  const pt_i64 batch = pt_shape_at(p, PT_MATMUL_BSHAPE, brank, bshape);
+  const pt_i64 M = PT_A(PT_MATMUL_M), N = PT_A(PT_MATMUL_N), K = PT_A(PT_MATMUL_K);
+  const pt_view A = pt_view_at(p, PT_MATMUL_A), B = pt_view_at(p, PT_MATMUL_B), C = pt_view_at(p, PT_MATMUL_C);
+  const pt_i64 ars = PT_A(PT_MATMUL_A_ROWS), acs = PT_A(PT_MATMUL_A_COLS), brs = PT_A(PT_MATMUL_B_ROWS), bcs = PT_A(PT_MATMUL_B_COLS),
+        crs = PT_A(PT_MATMUL_C_ROWS), ccs = PT_A(PT_MATMUL_C_COLS);
   const pt_i64 total = batch * M * N;
   const int dt = A.dt;
   for (pt_i64 i = PT_FIRST; i < total; i += PT_STEP) {

@@ -26,6 +26,7 @@
 import { DOUBLE_FACC } from "../templates/reduce.ts";
 import { valueHelpers } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
+import { slotDefines } from "../slots.ts";
 
 /** Error codes, as params.h defines them (kernels report through the error block). */
 export const KERR = { INDEX: 1, INT_DIV: 2, COUNT: 4 } as const;
@@ -73,8 +74,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Pt
 
 const HELPERS = String.raw`
 #define PT_BLOCK 256
-#define PT_MAX_RANK 8
-#define PT_VIEW_SLOTS 11
+${slotDefines()}
 #define PT_F32 0
 #define PT_F16 1
 #define PT_BF16 2
@@ -169,10 +169,10 @@ struct pt_view {
 
 pt_view pt_view_at(int k) {
   pt_view v;
-  v.b = PT_P.buf[int(PT_P.a[k])];
-  v.dt = int(PT_P.a[k + 1]);
-  v.off = PT_A(k + 2);
-  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = PT_A(k + 3 + d);
+  v.b = PT_P.buf[int(PT_P.a[k + PT_VIEW_BUF])];
+  v.dt = int(PT_P.a[k + PT_VIEW_DTYPE]);
+  v.off = PT_A(k + PT_VIEW_OFFSET);
+  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = PT_A(k + PT_VIEW_STRIDES + d);
   return v;
 }
 

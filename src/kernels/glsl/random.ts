@@ -198,17 +198,17 @@ void pt_mm_tile64(pt_view A, pt_view B, pt_view C, int mode, int64_t ao, int64_t
   }
 }
 
-/* matmul [brank, bshape x8, M, N, K, A VIEW (batch strides), a row stride, a col stride,
- *         B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride];
+/* matmul (slots.ts; A, B and C's VIEW strides are the batch dims', each followed by its row and col strides);
  * dispatch (min(ceil(N/TM), 65535), min(ceil(M/TM), 65535), min(batch, 65535)),
  * TM = M > 64 && N > 64 ? 128 : 64; a group takes every gl_NumWorkGroups-th tile and batch. */
 void main() {
-  const int brank = int(PT_P.a[0]);
+  const int brank = int(PT_P.a[PT_MATMUL_BRANK]);
   int64_t bshape[PT_MAX_RANK];
-  const int64_t batch = pt_shape_at(1, brank, bshape);
-  const int64_t M = PT_A(9), N = PT_A(10), K = PT_A(11);
-  const pt_view A = pt_view_at(12), B = pt_view_at(25), C = pt_view_at(38);
-  const int64_t ars = PT_A(23), acs = PT_A(24), brs = PT_A(36), bcs = PT_A(37), crs = PT_A(49), ccs = PT_A(50);
+  const int64_t batch = pt_shape_at(PT_MATMUL_BSHAPE, brank, bshape);
+  const int64_t M = PT_A(PT_MATMUL_M), N = PT_A(PT_MATMUL_N), K = PT_A(PT_MATMUL_K);
+  const pt_view A = pt_view_at(PT_MATMUL_A), B = pt_view_at(PT_MATMUL_B), C = pt_view_at(PT_MATMUL_C);
+  const int64_t ars = PT_A(PT_MATMUL_A_ROWS), acs = PT_A(PT_MATMUL_A_COLS), brs = PT_A(PT_MATMUL_B_ROWS), bcs = PT_A(PT_MATMUL_B_COLS),
+        crs = PT_A(PT_MATMUL_C_ROWS), ccs = PT_A(PT_MATMUL_C_COLS);
   const int dt = A.dt;
   const int mode = dt == PT_F32 && B.dt == PT_F32 ? 0 : dt == PT_I32 ? 2 : dt == PT_I64 ? 3 : 1;
   const int64_t TM = M > 64l && N > 64l ? 128l : 64l, tilesM = (M + TM - 1l) / TM, tilesN = (N + TM - 1l) / TM;

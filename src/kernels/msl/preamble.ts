@@ -17,6 +17,7 @@
  */
 import { valueHelpers } from "../templates/values.ts";
 import type { Dialect } from "../dialect.ts";
+import { slotDefines } from "../slots.ts";
 
 /** params.h from `#define PT_MTL_GROUP` to the error codes, in MSL spelling. */
 export const PARAMS = `#define PT_MTL_GROUP 256
@@ -55,8 +56,7 @@ export const KERNEL_HEAD = `kernel void pt_main(${
 
 const HELPERS = String.raw`
 #define PT_BLOCK PT_MTL_GROUP
-#define PT_MAX_RANK 8
-#define PT_VIEW_SLOTS 11
+${slotDefines()}
 enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7 };
 
 #define PT_INF_F as_type<float>(0x7f800000u)
@@ -158,10 +158,10 @@ typedef struct {
 
 inline pt_view pt_view_at(constant pt_mtl_params &p, const thread pt_ptr *bufs, int k) {
   pt_view v;
-  v.b = bufs[(int)PT_A(k) & (PT_MTL_MAX_BUFS - 1)];
-  v.dt = (int)PT_A(k + 1);
-  v.off = PT_A(k + 2);
-  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = PT_A(k + 3 + d);
+  v.b = bufs[(int)PT_A(k + PT_VIEW_BUF) & (PT_MTL_MAX_BUFS - 1)];
+  v.dt = (int)PT_A(k + PT_VIEW_DTYPE);
+  v.off = PT_A(k + PT_VIEW_OFFSET);
+  for (int d = 0; d < PT_MAX_RANK; d++) v.st[d] = PT_A(k + PT_VIEW_STRIDES + d);
   return v;
 }
 

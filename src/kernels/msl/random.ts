@@ -30,8 +30,7 @@ export const MATMUL = String.raw`
 #define PT_MM_T 64
 #define PT_MM_K 16
 
-/* matmul [brank, bshape x8, M, N, K, A VIEW (batch strides), a row stride, a col stride,
- *         B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride];
+/* matmul (slots.ts; A, B and C's VIEW strides are the batch dims', each followed by its row and col strides);
  * groups (min(ceil(N/64), 65535), min(ceil(M/64), 65535), min(batch, 65535)); a group
  * takes every groups-th tile column, tile row and batch. */
 ${KERNEL_HEAD}
@@ -39,12 +38,13 @@ ${KERNEL_HEAD}
   threadgroup long tb[PT_MM_K * PT_MM_T]; /* B slice [k][col] */
   threadgroup float *fa = (threadgroup float *)ta;
   threadgroup float *fb = (threadgroup float *)tb;
-  const int brank = (int)PT_A(0);
+  const int brank = (int)PT_A(PT_MATMUL_BRANK);
   long bshape[PT_MAX_RANK];
-  const long batch = pt_shape_at(p, 1, brank, bshape);
-  const long M = PT_A(9), N = PT_A(10), K = PT_A(11);
-  const pt_view A = pt_view_at(p, B, 12), Bv = pt_view_at(p, B, 25), C = pt_view_at(p, B, 38);
-  const long ars = PT_A(23), acs = PT_A(24), brs = PT_A(36), bcs = PT_A(37), crs = PT_A(49), ccs = PT_A(50);
+  const long batch = pt_shape_at(p, PT_MATMUL_BSHAPE, brank, bshape);
+  const long M = PT_A(PT_MATMUL_M), N = PT_A(PT_MATMUL_N), K = PT_A(PT_MATMUL_K);
+  const pt_view A = pt_view_at(p, B, PT_MATMUL_A), Bv = pt_view_at(p, B, PT_MATMUL_B), C = pt_view_at(p, B, PT_MATMUL_C);
+  const long ars = PT_A(PT_MATMUL_A_ROWS), acs = PT_A(PT_MATMUL_A_COLS), brs = PT_A(PT_MATMUL_B_ROWS), bcs = PT_A(PT_MATMUL_B_COLS),
+        crs = PT_A(PT_MATMUL_C_ROWS), ccs = PT_A(PT_MATMUL_C_COLS);
   const int dt = A.dt;
   const bool fl = pt_is_float(dt);
   const long tilesM = (M + PT_MM_T - 1) / PT_MM_T, tilesN = (N + PT_MM_T - 1) / PT_MM_T;

@@ -6,18 +6,18 @@
  */
 import type { Dialect } from "../dialect.ts";
 
-/** gather [rank, shape x8 (of index = of output), axis, axis size, mode, IN VIEW, IDX VIEW, OUT VIEW]. */
+/** gather (slots.ts; shape: of the index = of the output). */
 export const gather = (d: Dialect): string =>
   String.raw`
 /* out[p] = in[p with p[axis] = idx[p]]; ELEMENT launch over the index's elements. */
 ${d.kernel}
-  int rank = int(PT_A(0));
+  int rank = int(PT_A(PT_GATHER_RANK));
   if (rank == 0) rank = 1; /* a 0-d index is 1-d of one element */
   pt_i64 shape[PT_MAX_RANK];
-  const pt_i64 n = PT_SHAPE(1, rank, shape);
-  const int axis = int(PT_A(9)), mode = int(PT_A(11));
-  const pt_i64 size = PT_A(10);
-  const pt_view vin = PT_VIEW(12), ix = PT_VIEW(23), vout = PT_VIEW(34);
+  const pt_i64 n = PT_SHAPE(PT_GATHER_SHAPE, rank, shape);
+  const int axis = int(PT_A(PT_GATHER_AXIS)), mode = int(PT_A(PT_GATHER_MODE));
+  const pt_i64 size = PT_A(PT_GATHER_SIZE);
+  const pt_view vin = PT_VIEW(PT_GATHER_IN), ix = PT_VIEW(PT_GATHER_IDX), vout = PT_VIEW(PT_GATHER_OUT);
   pt_i64 ist[PT_MAX_RANK]; /* in's strides with the axis left out */
   pt_i64 astride = 0;
   PT_UNROLL
@@ -36,10 +36,10 @@ ${d.kernel}
 `;
 
 /**
- * The helpers of index_put and index_get [k, brank, bshape x8, rrank, rshape x8, mode, accumulate, dim sizes x8,
- * OUT: buf, dtype, offset, indexed-dim stride x8, rest stride x8, IDX VIEW x k, VALS: buf, dtype, offset,
- * b stride x8, rest stride x8]. VALS starts at slot 48 + 11k; k is read at run time, so each possible k (and each
- * index array q) is a branch with constant slot numbers: CUDA copies a parameter block indexed at run time to local memory.
+ * The helpers of index_put and index_get (slots.ts's index block: OUT's VIEW strides are the indexed dims', VALS's
+ * are over bshape, and each has rest strides after it). VALS starts at PT_INDEX_VALS(k); k is read at run time, so
+ * each possible k (and each index array q) is a branch with constant slot numbers: CUDA copies a parameter block
+ * indexed at run time to local memory.
  */
 export const IP_HELPERS = String.raw`
 struct pt_ip {
@@ -52,26 +52,26 @@ struct pt_ip {
 };
 
 PT_FN void pt_ip_parse(PT_CTX PT_OUT(pt_ip) j) {
-  j.k = int(PT_A(0));
-  j.brank = int(PT_A(1));
-  j.rrank = int(PT_A(10));
-  j.mode = int(PT_A(19));
-  j.acc = int(PT_A(20));
-  j.nb = PT_SHAPE(2, j.brank, j.bshape);
-  j.nr = PT_SHAPE(11, j.rrank, j.rshape);
-  j.vout = PT_VIEW(29);
+  j.k = int(PT_A(PT_INDEX_K));
+  j.brank = int(PT_A(PT_INDEX_BRANK));
+  j.rrank = int(PT_A(PT_INDEX_RRANK));
+  j.mode = int(PT_A(PT_INDEX_MODE));
+  j.acc = int(PT_A(PT_INDEX_ACCUMULATE));
+  j.nb = PT_SHAPE(PT_INDEX_BSHAPE, j.brank, j.bshape);
+  j.nr = PT_SHAPE(PT_INDEX_RSHAPE, j.rrank, j.rshape);
+  j.vout = PT_VIEW(PT_INDEX_OUT);
   j.vals = j.vout;
   PT_UNROLL
   for (int d = 0; d < PT_MAX_RANK; d++) {
-    j.orest[d] = PT_A(40 + d);
+    j.orest[d] = PT_A(PT_INDEX_OUT_REST + d);
     j.vrest[d] = 0;
   }
   PT_UNROLL
   for (int kk = 1; kk <= PT_MAX_RANK; kk++) {
     if (kk == j.k) {
-      j.vals = PT_VIEW(48 + PT_VIEW_SLOTS * kk);
+      j.vals = PT_VIEW(PT_INDEX_VALS(kk));
       PT_UNROLL
-      for (int d = 0; d < PT_MAX_RANK; d++) j.vrest[d] = PT_A(48 + PT_VIEW_SLOTS * kk + 11 + d);
+      for (int d = 0; d < PT_MAX_RANK; d++) j.vrest[d] = PT_A(PT_INDEX_VALS_REST(kk) + d);
     }
   }
 }
@@ -82,7 +82,7 @@ PT_FN pt_i64 pt_ip_index(PT_CTX PT_CREF(pt_ip) j, int q, pt_i64 b) {
   PT_UNROLL
   for (int qq = 0; qq < PT_MAX_RANK; qq++) {
     if (qq == q) {
-      const pt_view x = PT_VIEW(48 + PT_VIEW_SLOTS * qq);
+      const pt_view x = PT_VIEW(PT_INDEX_IDX + PT_VIEW_SLOTS * qq);
       v = pt_ld_i64(x.b, x.dt, x.off + pt_offset_of(b, j.brank, j.bshape, x.st));
     }
   }
@@ -94,7 +94,7 @@ PT_FN pt_i64 pt_ip_dim(PT_CTX int q) {
   pt_i64 s = 0;
   PT_UNROLL
   for (int qq = 0; qq < PT_MAX_RANK; qq++)
-    if (qq == q) s = PT_A(21 + qq);
+    if (qq == q) s = PT_A(PT_INDEX_DIMS + qq);
   return s;
 }
 
@@ -106,7 +106,7 @@ PT_FN int pt_ip_base(PT_CTX PT_CREF(pt_ip) j, pt_i64 b, PT_OUT(pt_i64) off, PT_O
   PT_UNROLL
   for (int q = 0; q < PT_MAX_RANK; q++) {
     if (q < j.k) {
-      const pt_i64 v = pt_ip_index(PT_PASS j, q, b), x = pt_norm_index(v, PT_A(21 + q), j.mode);
+      const pt_i64 v = pt_ip_index(PT_PASS j, q, b), x = pt_norm_index(v, PT_A(PT_INDEX_DIMS + q), j.mode);
       if (x < 0) {
         bad_value = v;
         return q;
@@ -179,20 +179,21 @@ PT_FN int pt_group_scan(PT_SH(int, pt_scan_sh) int f, PT_OUT(int) total, int tid
 `;
 
 /**
- * A compaction kernel: the group counts the nonzero elements of view `counted` over the shape at slot 1 and
- * reports PT_KERR_COUNT (details: expected, found) without writing when the count is not slot `wantSlot`'s; then it
+ * A compaction kernel of `kind` (nonzero, masked_select: their blocks start alike): the group counts the nonzero
+ * elements of view `counted` over the shape and reports PT_KERR_COUNT (details: expected, found) without writing
+ * when the count is not the block's; then it
  * walks PT_BLOCK elements at a time, and `write` stores each selected element i at row `row + incl - 1`.
  */
-const compact = (d: Dialect, views: string, counted: string, wantSlot: number, write: string): string =>
+const compact = (d: Dialect, kind: string, views: string, counted: string, write: string): string =>
   COMPACT_HELPERS + String.raw`
 ${d.kernel}
   PT_SHARED_LOCAL(pt_i64, pt_cnt_sh)
   PT_SHARED_LOCAL(int, pt_scan_sh)
-  const int rank = int(PT_A(0));
+  const int rank = int(PT_A(PT_${kind}_RANK));
   pt_i64 shape[PT_MAX_RANK];
-  const pt_i64 n = PT_SHAPE(1, rank, shape);
+  const pt_i64 n = PT_SHAPE(PT_${kind}_SHAPE, rank, shape);
   ${views}
-  const pt_i64 want = PT_A(${wantSlot});
+  const pt_i64 want = PT_A(PT_${kind}_COUNT);
   const int tid = PT_TID;
   if (PT_GROUP_ID != 0) return;
   const pt_i64 found = pt_group_count(PT_SH_PASS(pt_cnt_sh) ${counted}, n, rank, shape, tid);
@@ -214,29 +215,29 @@ ${write}
 }
 `;
 
-/** nonzero [rank, shape x8, IN VIEW, OUT buf, count]: OUT is int64 [count, rank] contiguous, row-major order. */
+/** nonzero (slots.ts): OUT is int64 [count, rank] contiguous, row-major order. */
 export const nonzero = (d: Dialect): string =>
   compact(
     d,
-    "const pt_view vin = PT_VIEW(9);",
+    "NONZERO",
+    "const pt_view vin = PT_VIEW(PT_NONZERO_IN);",
     "vin",
-    21,
     String.raw`      pt_i64 r = i;
       const pt_i64 at = (row + incl - 1) * rank;
       for (int k = rank - 1; k >= 0; k--) {
         const pt_i64 q = r / shape[k];
-        pt_st_i64(PT_BUF(20), PT_I64, at + k, r - q * shape[k]);
+        pt_st_i64(PT_BUF(PT_NONZERO_OUT), PT_I64, at + k, r - q * shape[k]);
         r = q;
       }`,
   );
 
-/** masked_select [rank, shape x8, IN VIEW, MASK VIEW, OUT VIEW (1-D: stride 0 used), count]. */
+/** masked_select (slots.ts; OUT is 1-D: its stride 0 is used). */
 export const maskedSelect = (d: Dialect): string =>
   compact(
     d,
-    "const pt_view vin = PT_VIEW(9), mask = PT_VIEW(20), vout = PT_VIEW(31);",
+    "MASKED_SELECT",
+    "const pt_view vin = PT_VIEW(PT_MASKED_SELECT_IN), mask = PT_VIEW(PT_MASKED_SELECT_MASK), vout = PT_VIEW(PT_MASKED_SELECT_OUT);",
     "mask",
-    42,
     String.raw`      pt_copy_elem(vout.b, vout.dt, vout.off + (row + incl - 1) * vout.st[0], vin.b, vin.dt,
                    vin.off + pt_offset_of(i, rank, shape, vin.st));`,
   );
@@ -284,19 +285,19 @@ const WRITE_ARRAYS = String.raw`  PT_SHARED_LOCAL(pt_i64, pt_dst)
   PT_SHARED_LOCAL(pt_i64, pt_src)
   PT_SHARED_LOCAL(pt_i64, pt_mins)`;
 
-/** scatter [rank, shape x8 (of index), axis, axis size, mode, reduce, OUT VIEW, IDX VIEW, SRC VIEW]; `combine` defines pt_combine. */
+/** scatter (slots.ts; shape: of the index); `combine` defines pt_combine. */
 export const scatter = (d: Dialect, combine: string): string =>
   combine + WRITE_HELPERS + String.raw`
 /* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p. */
 ${d.kernel}
 ${WRITE_ARRAYS}
-  int rank = int(PT_A(0));
+  int rank = int(PT_A(PT_SCATTER_RANK));
   if (rank == 0) rank = 1;
   pt_i64 shape[PT_MAX_RANK];
-  const pt_i64 n = PT_SHAPE(1, rank, shape);
-  const int axis = int(PT_A(9)), mode = int(PT_A(11)), reduce = int(PT_A(12));
-  const pt_i64 size = PT_A(10);
-  const pt_view vout = PT_VIEW(13), ix = PT_VIEW(24), src = PT_VIEW(35);
+  const pt_i64 n = PT_SHAPE(PT_SCATTER_SHAPE, rank, shape);
+  const int axis = int(PT_A(PT_SCATTER_AXIS)), mode = int(PT_A(PT_SCATTER_MODE)), reduce = int(PT_A(PT_SCATTER_REDUCE));
+  const pt_i64 size = PT_A(PT_SCATTER_SIZE);
+  const pt_view vout = PT_VIEW(PT_SCATTER_OUT), ix = PT_VIEW(PT_SCATTER_IDX), src = PT_VIEW(PT_SCATTER_SRC);
   const int tid = PT_TID;
   if (PT_GROUP_ID != 0 || n == 0) return;
   pt_i64 ost[PT_MAX_RANK]; /* out's strides with the axis left out */
@@ -345,7 +346,7 @@ ${WRITE_ARRAYS}
   /* Each index array in turn, in error mode (or with a zero-size dim): the first bad one. */
   PT_UNROLL
   for (int q = 0; q < PT_MAX_RANK; q++) {
-    const pt_i64 size = PT_A(21 + q);
+    const pt_i64 size = PT_A(PT_INDEX_DIMS + q);
     if (q < j.k && j.nb > 0 && (j.mode == 0 || size <= 0)) {
       pt_i64 mine = PT_I64_MAX;
       for (pt_i64 b = tid; b < j.nb; b += PT_BLOCK)

@@ -25,21 +25,21 @@ export const philox = (d: Dialect, normalZ = NORMAL_Z): string =>
 #define PHILOX_W0 pt_u32(0x9E3779B9u)
 #define PHILOX_W1 pt_u32(0xBB67AE85u)
 ${normalZ}
-/* philox [dist, seed lo, seed hi, offset, a, b, OUT VIEW (1-D: stride 0 used), n];
+/* philox (slots.ts; OUT is 1-D: its stride 0 is used);
  * dist 0 uniform [a, b), 1 normal (mean a, std b), 2 randint [a, b). ELEMENT over n. */
 ${d.kernel}
-  const int dist = int(PT_A(0));
-  const pt_u32 key0 = pt_u32(PT_A(1)), key1 = pt_u32(PT_A(2));
-  const pt_u64 offset = pt_u64(PT_A(3));
-  const pt_facc a = PT_FACC_SLOT(4), b = PT_FACC_SLOT(5);
-  const pt_view vout = PT_VIEW(6);
-  const pt_i64 n = PT_A(17);
+  const int dist = int(PT_A(PT_PHILOX_DIST));
+  const pt_u32 key0 = pt_u32(PT_A(PT_PHILOX_SEED_LO)), key1 = pt_u32(PT_A(PT_PHILOX_SEED_HI));
+  const pt_u64 offset = pt_u64(PT_A(PT_PHILOX_OFFSET));
+  const pt_facc a = PT_FACC_SLOT(PT_PHILOX_A), b = PT_FACC_SLOT(PT_PHILOX_B);
+  const pt_view vout = PT_VIEW(PT_PHILOX_OUT);
+  const pt_i64 n = PT_A(PT_PHILOX_N);
   const bool f64 = vout.dt == PT_F64;
   const pt_facc two24 = pt_facc_div(pt_facc_of(1), pt_facc_of(16777216));
   const pt_facc two53 = pt_facc_div(two24, pt_facc_of(536870912));
   /* randint: bounds are integers within int64 (slots keep them exact), a < b; the range is taken in uint64. */
-  const pt_i64 lo = dist == 2 ? PT_A(4) : pt_i64(0);
-  const pt_u64 range = dist == 2 ? pt_u64(PT_A(5)) - pt_u64(lo) : pt_u64(1);
+  const pt_i64 lo = dist == 2 ? PT_A(PT_PHILOX_A) : pt_i64(0);
+  const pt_u64 range = dist == 2 ? pt_u64(PT_A(PT_PHILOX_B)) - pt_u64(lo) : pt_u64(1);
   for (pt_i64 i = PT_FIRST; i < n; i += PT_STEP) {
     const pt_u64 c = offset + pt_u64(i);
     pt_u32 w0 = pt_u32(c), w1 = pt_u32(c >> 32), w2 = pt_u32(0), w3 = pt_u32(0), k0 = key0, k1 = key1;

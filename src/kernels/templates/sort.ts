@@ -107,13 +107,13 @@ PT_FN pt_u64 pt_key64(PT_PTR b, int dt, pt_i64 i, bool desc) {
  * from the block each time: held in registers, they cost CUDA a block per SM. */
 const ROW_OFFSET = String.raw`
 PT_FN pt_i64 pt_sort_row_offset(PT_CTX pt_i64 row, int rank, int s, int k) {
-  pt_i64 off = PT_A(k + 2);
+  pt_i64 off = PT_A(k + PT_VIEW_OFFSET);
   PT_UNROLL
   for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
     if (d < rank) {
       const pt_i64 size = PT_A(s + d);
       if (size != 1) {
-        off += row % size * PT_A(k + 3 + d);
+        off += row % size * PT_A(k + PT_VIEW_STRIDES + d);
         row /= size;
       }
     }
@@ -204,20 +204,19 @@ export const sort = (d: Dialect, plan: SortPlan): string =>
 PT_SHARED_GLOBAL_N(pt_u64, sm, PT_SORT_CAP)
 PT_SHARED_GLOBAL_N(pt_i64, soff, 3 * PT_SORT_MAXR)
 ${KEYS}${network("packed", CX_PACKED)}${network("pairs", CX_PAIRS)}${ROW_OFFSET}${longRows(plan)}
-/* sort [descending, orank, oshape x8, n, IN VIEW, in axis stride, VALS VIEW,
- *       vals axis stride, IDX VIEW (int64), idx axis stride]; ROW launch over the rows.
+/* sort (slots.ts; IDX is int64); ROW launch over the rows.
  * On CUDA, 33.5 KB of shared memory and, by the launch bound, 48 registers a thread (ptxas
  * on sm_90, no spills): five blocks share an SM. */
 ${d.bounds(5)}${d.kernel}
   PT_SHARED_LOCAL_N(pt_u64, sm, PT_SORT_CAP)
   PT_SHARED_LOCAL_N(pt_i64, soff, 3 * PT_SORT_MAXR) /* each row's first element in IN, VALS and IDX */
-  const bool desc = PT_A(0) != 0;
-  const int orank = int(PT_A(1));
+  const bool desc = PT_A(PT_SORT_DESCENDING) != 0;
+  const int orank = int(PT_A(PT_SORT_ORANK));
   pt_i64 rows = 1;
   PT_UNROLL
-  for (int d = 0; d < PT_MAX_RANK; d++) rows *= d < orank ? PT_A(2 + d) : pt_i64(1);
-  const pt_i64 n = PT_A(10), sa = PT_A(22), va = PT_A(34), ia = PT_A(46);
-  const pt_view vin = PT_VIEW(11), vals = PT_VIEW(23), idx = PT_VIEW(35);
+  for (int d = 0; d < PT_MAX_RANK; d++) rows *= d < orank ? PT_A(PT_SORT_OSHAPE + d) : pt_i64(1);
+  const pt_i64 n = PT_A(PT_SORT_N), sa = PT_A(PT_SORT_IN_STRIDE), va = PT_A(PT_SORT_VALS_STRIDE), ia = PT_A(PT_SORT_IDX_STRIDE);
+  const pt_view vin = PT_VIEW(PT_SORT_IN), vals = PT_VIEW(PT_SORT_VALS), idx = PT_VIEW(PT_SORT_IDX);
   const int tid = PT_TID;
   const bool wide = pt_key_wide(vin.dt), packed = !wide && n <= PT_SORT_CAP;
   const bool fits = packed || n <= PT_SORT_PAIRS;
@@ -236,9 +235,9 @@ ${d.bounds(5)}${d.kernel}
     PT_SYNC(); /* the previous group no longer reads shared memory */
     if (tid < R) {
       const pt_i64 row = g * R + tid < rows ? g * R + tid : rows - 1;
-      soff[tid] = pt_sort_row_offset(PT_PASS row, orank, 2, 11);
-      soff[PT_SORT_MAXR + tid] = pt_sort_row_offset(PT_PASS row, orank, 2, 23);
-      soff[2 * PT_SORT_MAXR + tid] = pt_sort_row_offset(PT_PASS row, orank, 2, 35);
+      soff[tid] = pt_sort_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_IN);
+      soff[PT_SORT_MAXR + tid] = pt_sort_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_VALS);
+      soff[2 * PT_SORT_MAXR + tid] = pt_sort_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_IDX);
     }
     PT_SYNC();
     if (!fits) {

@@ -329,7 +329,7 @@ static int ew_view_parse(ew_run *run, const pt_mem_ref *bufs, int nbuf, const do
   }
   ew_view *ev = &run->views[v];
   ev->base = cv.base; ev->dtype = cv.dtype; ev->esize = pt_dtype_size[cv.dtype];
-  ev->offset = cv.offset; ev->buf = (int)slots[0];
+  ev->offset = cv.offset; ev->buf = (int)slots[PT_VIEW_BUF];
   memcpy(ev->stride, cv.stride, sizeof ev->stride);
   return 0;
 }
@@ -338,12 +338,12 @@ int cpu_ew_run(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, const 
   int64_t rank, nviews, nconst;
   int st;
   ew_run run_state, *run = &run_state;
-  if (na < 10 || ew_slot_int(a[0], 0, PT_MAX_RANK, &rank))
+  if (na < PT_EW_VIEWS || ew_slot_int(a[PT_EW_RANK], 0, PT_MAX_RANK, &rank))
     return pt_error(PT_EINVAL, "ew: argument block of %d slots has no valid rank", na);
-  if ((st = cpu_shape_parse(a + 1, (int)rank, run->shape, "ew"))) return st;
-  if (ew_slot_int(a[9], 0, EW_MAX_INPUTS + 1, &nviews) || nviews != p->ninputs + 1)
-    return pt_error(PT_EINVAL, "ew: %g views for a program of %d inputs (+1 output)", a[9], p->ninputs);
-  int64_t const_slot = 10 + nviews * PT_VIEW_SLOTS;
+  if ((st = cpu_shape_parse(a + PT_EW_SHAPE, (int)rank, run->shape, "ew"))) return st;
+  if (ew_slot_int(a[PT_EW_NVIEWS], 0, EW_MAX_INPUTS + 1, &nviews) || nviews != p->ninputs + 1)
+    return pt_error(PT_EINVAL, "ew: %g views for a program of %d inputs (+1 output)", a[PT_EW_NVIEWS], p->ninputs);
+  int64_t const_slot = PT_EW_NCONST(nviews);
   if (na <= const_slot || ew_slot_int(a[const_slot], 0, na - const_slot - 1, &nconst))
     return pt_error(PT_EINVAL, "ew: argument block of %d slots is too short for %d views and the constants", na,
                     (int)nviews);
@@ -351,7 +351,7 @@ int cpu_ew_run(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, const 
     return pt_error(PT_EINVAL, "ew: %d constants given, the program uses %d", (int)nconst, p->nconst_needed);
 
   for (int v = 0; v < nviews; v++)
-    if ((st = ew_view_parse(run, bufs, nbuf, a + 10 + v * PT_VIEW_SLOTS, (int)rank, run->shape, v))) return st;
+    if ((st = ew_view_parse(run, bufs, nbuf, a + PT_EW_VIEWS + v * PT_VIEW_SLOTS, (int)rank, run->shape, v))) return st;
   run->p = p;
   run->values_only = 0;
   run->consts = a + const_slot + 1;

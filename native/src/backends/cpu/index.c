@@ -239,21 +239,21 @@ static int axis_parse(axis_job *j, const char *op, const pt_mem_ref *bufs, int n
                       const double *a, int na, int has_reduce) {
   static const char *names[2][3] = {{"gather IN", "gather IDX", "gather OUT"},
                                     {"scatter OUT", "scatter IDX", "scatter SRC"}};
-  int v0 = 12 + has_reduce, st;
+  /* scatter's block is gather's with reduce before its views (blocks.c asserts the shared slots) */
+  int v0 = has_reduce ? PT_SCATTER_OUT : PT_GATHER_IN, need = has_reduce ? PT_SCATTER_SLOTS : PT_GATHER_SLOTS, st;
   int64_t x;
-  if (!a || na < v0 + 3 * PT_VIEW_SLOTS)
-    return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, v0 + 3 * PT_VIEW_SLOTS);
-  if ((st = rank_shape(op, a, 0, &j->rank, j->shape)) != PT_OK) return st;
+  if (!a || na < need) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, need);
+  if ((st = rank_shape(op, a, PT_GATHER_RANK, &j->rank, j->shape)) != PT_OK) return st;
   /* A 0-d index is treated as 1-d of one element, as PyTorch accepts dim 0 on scalars. */
   if (j->rank == 0) j->rank = 1;
-  if (!slot(a, 9, 0, j->rank - 1, &x)) return bad_slot(op, "axis", a[9]);
+  if (!slot(a, PT_GATHER_AXIS, 0, j->rank - 1, &x)) return bad_slot(op, "axis", a[PT_GATHER_AXIS]);
   j->axis = (int)x;
-  if (!slot(a, 10, 0, SLOT_MAX, &j->size)) return bad_slot(op, "axis size", a[10]);
-  if (!slot(a, 11, 0, 2, &x)) return bad_slot(op, "mode", a[11]);
+  if (!slot(a, PT_GATHER_SIZE, 0, SLOT_MAX, &j->size)) return bad_slot(op, "axis size", a[PT_GATHER_SIZE]);
+  if (!slot(a, PT_GATHER_MODE, 0, 2, &x)) return bad_slot(op, "mode", a[PT_GATHER_MODE]);
   j->mode = (int)x;
   j->reduce = 0;
   if (has_reduce) {
-    if (!slot(a, 12, 0, 3, &x)) return bad_slot(op, "reduce", a[12]);
+    if (!slot(a, PT_SCATTER_REDUCE, 0, 3, &x)) return bad_slot(op, "reduce", a[PT_SCATTER_REDUCE]);
     j->reduce = (int)x;
   }
   int64_t vshape[PT_MAX_RANK];
@@ -371,25 +371,25 @@ int cpu_index_put(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int
   int64_t x, bshape[PT_MAX_RANK], rshape[PT_MAX_RANK], ostr[PT_MAX_RANK], vstr[PT_MAX_RANK];
   int st, brank, rrank;
   if (!a || na < 1) return pt_error(PT_EINVAL, "%s: empty argument block", op);
-  if (!slot(a, 0, 1, PT_MAX_RANK, &x)) return bad_slot(op, "k", a[0]);
+  if (!slot(a, PT_INDEX_K, 1, PT_MAX_RANK, &x)) return bad_slot(op, "k", a[PT_INDEX_K]);
   j.k = (int)x;
-  int vals_at = 48 + j.k * PT_VIEW_SLOTS, need = vals_at + 3 + 2 * PT_MAX_RANK;
+  int vals_at = PT_INDEX_VALS(j.k), need = PT_INDEX_SLOTS(j.k);
   if (na < need) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, need);
-  if ((st = rank_shape(op, a, 1, &brank, bshape)) != PT_OK || (st = rank_shape(op, a, 10, &rrank, rshape)) != PT_OK)
+  if ((st = rank_shape(op, a, PT_INDEX_BRANK, &brank, bshape)) != PT_OK || (st = rank_shape(op, a, PT_INDEX_RRANK, &rrank, rshape)) != PT_OK)
     return st;
-  if (!slot(a, 19, 0, 2, &x)) return bad_slot(op, "mode", a[19]);
+  if (!slot(a, PT_INDEX_MODE, 0, 2, &x)) return bad_slot(op, "mode", a[PT_INDEX_MODE]);
   j.mode = (int)x;
-  if (!slot(a, 20, 0, 1, &x)) return bad_slot(op, "accumulate", a[20]);
+  if (!slot(a, PT_INDEX_ACCUMULATE, 0, 1, &x)) return bad_slot(op, "accumulate", a[PT_INDEX_ACCUMULATE]);
   j.acc = get ? 0 : (int)x; /* combine()'s reduce: 0 set, 1 add */
   j.get = get;
-  if ((st = cpu_shape_parse(a + 21, j.k, j.dims, op)) != PT_OK) return st;
-  if ((st = rest_strides(op, a, 40, ostr)) != PT_OK || (st = rest_strides(op, a, vals_at + 11, vstr)) != PT_OK)
+  if ((st = cpu_shape_parse(a + PT_INDEX_DIMS, j.k, j.dims, op)) != PT_OK) return st;
+  if ((st = rest_strides(op, a, PT_INDEX_OUT_REST, ostr)) != PT_OK || (st = rest_strides(op, a, PT_INDEX_VALS_REST(j.k), vstr)) != PT_OK)
     return st;
-  if ((st = cpu_view_parse(bufs, nbuf, a + 29, j.k, j.dims, rrank, rshape, ostr, name[0], &j.out)) != PT_OK ||
+  if ((st = cpu_view_parse(bufs, nbuf, a + PT_INDEX_OUT, j.k, j.dims, rrank, rshape, ostr, name[0], &j.out)) != PT_OK ||
       (st = cpu_view_parse(bufs, nbuf, a + vals_at, brank, bshape, rrank, rshape, vstr, name[1], &j.vals)) != PT_OK)
     return st;
   for (int q = 0; q < j.k; q++) {
-    st = cpu_view_parse(bufs, nbuf, a + 48 + q * PT_VIEW_SLOTS, brank, bshape, 0, NULL, NULL, name[2], &j.idx[q]);
+    st = cpu_view_parse(bufs, nbuf, a + PT_INDEX_IDX + q * PT_VIEW_SLOTS, brank, bshape, 0, NULL, NULL, name[2], &j.idx[q]);
     if (st != PT_OK || (st = index_dtype_ok(op, &j.idx[q])) != PT_OK) return st;
   }
   j.nb = cpu_numel(brank, bshape);
@@ -463,11 +463,11 @@ int cpu_nonzero(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   int64_t shape[PT_MAX_RANK], ob, count;
   cpu_view in;
   int st, rank;
-  if (!a || na < 22) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs 22", op, na);
-  if ((st = rank_shape(op, a, 0, &rank, shape)) != PT_OK) return st;
-  if ((st = cpu_view_parse(bufs, nbuf, a + 9, rank, shape, 0, NULL, NULL, "nonzero IN", &in)) != PT_OK) return st;
-  if (!slot(a, 20, 0, nbuf - 1, &ob) || !bufs) return bad_slot(op, "OUT buffer", a[20]);
-  if (!slot(a, 21, 0, SLOT_MAX, &count)) return bad_slot(op, "count", a[21]);
+  if (!a || na < PT_NONZERO_SLOTS) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, PT_NONZERO_SLOTS);
+  if ((st = rank_shape(op, a, PT_NONZERO_RANK, &rank, shape)) != PT_OK) return st;
+  if ((st = cpu_view_parse(bufs, nbuf, a + PT_NONZERO_IN, rank, shape, 0, NULL, NULL, "nonzero IN", &in)) != PT_OK) return st;
+  if (!slot(a, PT_NONZERO_OUT, 0, nbuf - 1, &ob) || !bufs) return bad_slot(op, "OUT buffer", a[PT_NONZERO_OUT]);
+  if (!slot(a, PT_NONZERO_COUNT, 0, SLOT_MAX, &count)) return bad_slot(op, "count", a[PT_NONZERO_COUNT]);
   uint64_t bytes = (uint64_t)count * (uint64_t)rank * 8u;
   if (bytes > bufs[ob].bytes || (bytes > 0 && !bufs[ob].host))
     return pt_error(PT_EINVAL, "%s: OUT buffer %lld holds %llu bytes, needs %llu", op, (long long)ob,
@@ -483,12 +483,13 @@ int cpu_masked_select(const pt_mem_ref *bufs, int nbuf, const double *a, int na)
   int64_t shape[PT_MAX_RANK], count;
   cpu_view in, mask, out;
   int st, rank;
-  if (!a || na < 43) return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs 43", op, na);
-  if ((st = rank_shape(op, a, 0, &rank, shape)) != PT_OK) return st;
-  if (!slot(a, 42, 0, SLOT_MAX, &count)) return bad_slot(op, "count", a[42]);
-  if ((st = cpu_view_parse(bufs, nbuf, a + 9, rank, shape, 0, NULL, NULL, "masked_select IN", &in)) != PT_OK ||
-      (st = cpu_view_parse(bufs, nbuf, a + 20, rank, shape, 0, NULL, NULL, "masked_select MASK", &mask)) != PT_OK ||
-      (st = cpu_view_parse(bufs, nbuf, a + 31, 1, &count, 0, NULL, NULL, "masked_select OUT", &out)) != PT_OK)
+  if (!a || na < PT_MASKED_SELECT_SLOTS)
+    return pt_error(PT_EINVAL, "%s: argument block has %d slots, needs %d", op, na, PT_MASKED_SELECT_SLOTS);
+  if ((st = rank_shape(op, a, PT_MASKED_SELECT_RANK, &rank, shape)) != PT_OK) return st;
+  if (!slot(a, PT_MASKED_SELECT_COUNT, 0, SLOT_MAX, &count)) return bad_slot(op, "count", a[PT_MASKED_SELECT_COUNT]);
+  if ((st = cpu_view_parse(bufs, nbuf, a + PT_MASKED_SELECT_IN, rank, shape, 0, NULL, NULL, "masked_select IN", &in)) != PT_OK ||
+      (st = cpu_view_parse(bufs, nbuf, a + PT_MASKED_SELECT_MASK, rank, shape, 0, NULL, NULL, "masked_select MASK", &mask)) != PT_OK ||
+      (st = cpu_view_parse(bufs, nbuf, a + PT_MASKED_SELECT_OUT, 1, &count, 0, NULL, NULL, "masked_select OUT", &out)) != PT_OK)
     return st;
   compact_job j = {.test = &mask, .in = &in, .out = &out, .rank = rank};
   it_init(&j.it, rank, shape);

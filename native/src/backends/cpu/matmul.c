@@ -407,22 +407,22 @@ int cpu_matmul(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   int64_t v, sh[2], st[2];
   int rc;
   memset(&g, 0, sizeof g);
-  if (!a || na < 51) return pt_error(PT_EINVAL, "matmul: argument block has %d slots, needs 51", na);
-  if (!kslot(a[0], 0, PT_MAX_RANK, &v)) return pt_error(PT_EINVAL, "matmul: batch rank %g is not in [0, %d]", a[0], PT_MAX_RANK);
+  if (!a || na < PT_MATMUL_SLOTS) return pt_error(PT_EINVAL, "matmul: argument block has %d slots, needs %d", na, PT_MATMUL_SLOTS);
+  if (!kslot(a[PT_MATMUL_BRANK], 0, PT_MAX_RANK, &v)) return pt_error(PT_EINVAL, "matmul: batch rank %g is not in [0, %d]", a[PT_MATMUL_BRANK], PT_MAX_RANK);
   g.brank = (int)v;
-  if ((rc = cpu_shape_parse(a + 1, g.brank, g.bshape, "matmul: batch shape"))) return rc;
+  if ((rc = cpu_shape_parse(a + PT_MATMUL_BSHAPE, g.brank, g.bshape, "matmul: batch shape"))) return rc;
   mat_t *m = &g.m;
-  if (!kslot(a[9], 0, KSLOT_MAX, &m->M) || !kslot(a[10], 0, KSLOT_MAX, &m->N) || !kslot(a[11], 0, KSLOT_MAX, &m->K))
-    return pt_error(PT_EINVAL, "matmul: M, N, K = %g, %g, %g are not integers >= 0", a[9], a[10], a[11]);
-  if (!kslot(a[23], KSLOT_ANY, &m->ars) || !kslot(a[24], KSLOT_ANY, &m->acs) || !kslot(a[36], KSLOT_ANY, &m->brs) ||
-      !kslot(a[37], KSLOT_ANY, &m->bcs) || !kslot(a[49], KSLOT_ANY, &m->crs) || !kslot(a[50], KSLOT_ANY, &m->ccs))
+  if (!kslot(a[PT_MATMUL_M], 0, KSLOT_MAX, &m->M) || !kslot(a[PT_MATMUL_N], 0, KSLOT_MAX, &m->N) || !kslot(a[PT_MATMUL_K], 0, KSLOT_MAX, &m->K))
+    return pt_error(PT_EINVAL, "matmul: M, N, K = %g, %g, %g are not integers >= 0", a[PT_MATMUL_M], a[PT_MATMUL_N], a[PT_MATMUL_K]);
+  if (!kslot(a[PT_MATMUL_A_ROWS], KSLOT_ANY, &m->ars) || !kslot(a[PT_MATMUL_A_COLS], KSLOT_ANY, &m->acs) || !kslot(a[PT_MATMUL_B_ROWS], KSLOT_ANY, &m->brs) ||
+      !kslot(a[PT_MATMUL_B_COLS], KSLOT_ANY, &m->bcs) || !kslot(a[PT_MATMUL_C_ROWS], KSLOT_ANY, &m->crs) || !kslot(a[PT_MATMUL_C_COLS], KSLOT_ANY, &m->ccs))
     return pt_error(PT_EINVAL, "matmul: a row or column stride is not an integer");
   sh[0] = m->M; sh[1] = m->K; st[0] = m->ars; st[1] = m->acs;
-  if ((rc = cpu_view_parse(bufs, nbuf, a + 12, g.brank, g.bshape, 2, sh, st, "matmul: A", &g.a))) return rc;
+  if ((rc = cpu_view_parse(bufs, nbuf, a + PT_MATMUL_A, g.brank, g.bshape, 2, sh, st, "matmul: A", &g.a))) return rc;
   sh[0] = m->K; sh[1] = m->N; st[0] = m->brs; st[1] = m->bcs;
-  if ((rc = cpu_view_parse(bufs, nbuf, a + 25, g.brank, g.bshape, 2, sh, st, "matmul: B", &g.b))) return rc;
+  if ((rc = cpu_view_parse(bufs, nbuf, a + PT_MATMUL_B, g.brank, g.bshape, 2, sh, st, "matmul: B", &g.b))) return rc;
   sh[0] = m->M; sh[1] = m->N; st[0] = m->crs; st[1] = m->ccs;
-  if ((rc = cpu_view_parse(bufs, nbuf, a + 38, g.brank, g.bshape, 2, sh, st, "matmul: C", &g.c))) return rc;
+  if ((rc = cpu_view_parse(bufs, nbuf, a + PT_MATMUL_C, g.brank, g.bshape, 2, sh, st, "matmul: C", &g.c))) return rc;
   g.dt = g.a.dtype;
   if (g.b.dtype != g.dt || g.c.dtype != g.dt || !(g.dt == PT_F32 || g.dt == PT_F64 || g.dt == PT_I32 || g.dt == PT_I64))
     return pt_error(PT_EINVAL, "matmul: dtypes %d, %d, %d must be one of f32, f64, i32, i64, the same for A, B and C",

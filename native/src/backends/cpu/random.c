@@ -76,10 +76,10 @@ static int bad(const char *name, double v) {
 
 /* [dist, seed lo, seed hi, offset, a, b, OUT VIEW, n] */
 int cpu_philox(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
-  const int need = 6 + PT_VIEW_SLOTS + 1;
+  const int need = PT_PHILOX_SLOTS;
   if (!a || na < need) return pt_error(PT_EINVAL, "philox: argument block has %d slots, needs %d", na, need);
   philox_job j;
-  double dist = a[0], lo = a[1], hi = a[2], off = a[3], n = a[6 + PT_VIEW_SLOTS];
+  double dist = a[PT_PHILOX_DIST], lo = a[PT_PHILOX_SEED_LO], hi = a[PT_PHILOX_SEED_HI], off = a[PT_PHILOX_OFFSET], n = a[PT_PHILOX_N];
   if (!(dist == 0 || dist == 1 || dist == 2)) return bad("dist", dist);
   if (!(lo >= 0 && lo <= 4294967295.0) || lo != floor(lo)) return bad("seed lo", lo);
   if (!(hi >= 0 && hi <= 4294967295.0) || hi != floor(hi)) return bad("seed hi", hi);
@@ -89,10 +89,10 @@ int cpu_philox(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   j.k0 = (uint32_t)lo;
   j.k1 = (uint32_t)hi;
   j.offset = (uint64_t)off;
-  j.a = a[4];
-  j.b = a[5];
+  j.a = a[PT_PHILOX_A];
+  j.b = a[PT_PHILOX_B];
   int64_t count = (int64_t)n;
-  int st = cpu_view_parse(bufs, nbuf, a + 6, 1, &count, 0, NULL, NULL, "philox OUT", &j.out);
+  int st = cpu_view_parse(bufs, nbuf, a + PT_PHILOX_OUT, 1, &count, 0, NULL, NULL, "philox OUT", &j.out);
   if (st != PT_OK) return st;
   j.f64 = j.out.dtype == PT_F64;
   if (j.dist == DIST_RANDINT) {

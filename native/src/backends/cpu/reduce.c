@@ -319,22 +319,22 @@ int cpu_reduce(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   int rc;
   memset(&j, 0, sizeof j);
   atomic_init(&j.oom, 0);
-  if (!a || na < 50) return pt_error(PT_EINVAL, "reduce: argument block has %d slots, needs 50", na);
-  if (!kslot(a[0], 0, OP_N - 1, &v)) return pt_error(PT_EINVAL, "reduce: op %g is not in [0, %d]", a[0], OP_N - 1);
+  if (!a || na < PT_REDUCE_SLOTS) return pt_error(PT_EINVAL, "reduce: argument block has %d slots, needs %d", na, PT_REDUCE_SLOTS);
+  if (!kslot(a[PT_REDUCE_OP], 0, OP_N - 1, &v)) return pt_error(PT_EINVAL, "reduce: op %g is not in [0, %d]", a[PT_REDUCE_OP], OP_N - 1);
   j.op = (int)v;
-  if (!kslot(a[1], KSLOT_ANY, &j.ddof)) return pt_error(PT_EINVAL, "reduce: ddof %g is not an integer", a[1]);
-  if (!kslot(a[2], 0, PT_MAX_RANK, &orank) || !kslot(a[11], 0, PT_MAX_RANK, &irank))
-    return pt_error(PT_EINVAL, "reduce: ranks %g, %g are not in [0, %d]", a[2], a[11], PT_MAX_RANK);
+  if (!kslot(a[PT_REDUCE_DDOF], KSLOT_ANY, &j.ddof)) return pt_error(PT_EINVAL, "reduce: ddof %g is not an integer", a[PT_REDUCE_DDOF]);
+  if (!kslot(a[PT_REDUCE_ORANK], 0, PT_MAX_RANK, &orank) || !kslot(a[PT_REDUCE_IRANK], 0, PT_MAX_RANK, &irank))
+    return pt_error(PT_EINVAL, "reduce: ranks %g, %g are not in [0, %d]", a[PT_REDUCE_ORANK], a[PT_REDUCE_IRANK], PT_MAX_RANK);
   j.orank = (int)orank;
   j.irank = (int)irank;
-  if ((rc = cpu_shape_parse(a + 3, j.orank, j.oshape, "reduce: output shape")) ||
-      (rc = cpu_shape_parse(a + 12, j.irank, j.ishape, "reduce: inner shape")))
+  if ((rc = cpu_shape_parse(a + PT_REDUCE_OSHAPE, j.orank, j.oshape, "reduce: output shape")) ||
+      (rc = cpu_shape_parse(a + PT_REDUCE_ISHAPE, j.irank, j.ishape, "reduce: inner shape")))
     return rc;
   for (int d = 0; d < PT_MAX_RANK; d++)
-    if (!kslot(a[31 + d], KSLOT_ANY, &j.istr[d]))
-      return pt_error(PT_EINVAL, "reduce: inner stride %d is %g, not an integer", d, a[31 + d]);
-  if ((rc = cpu_view_parse(bufs, nbuf, a + 20, j.orank, j.oshape, j.irank, j.ishape, j.istr, "reduce: input", &j.in)) ||
-      (rc = cpu_view_parse(bufs, nbuf, a + 39, j.orank, j.oshape, 0, NULL, NULL, "reduce: output", &j.out)))
+    if (!kslot(a[PT_REDUCE_IN_INNER + d], KSLOT_ANY, &j.istr[d]))
+      return pt_error(PT_EINVAL, "reduce: inner stride %d is %g, not an integer", d, a[PT_REDUCE_IN_INNER + d]);
+  if ((rc = cpu_view_parse(bufs, nbuf, a + PT_REDUCE_IN, j.orank, j.oshape, j.irank, j.ishape, j.istr, "reduce: input", &j.in)) ||
+      (rc = cpu_view_parse(bufs, nbuf, a + PT_REDUCE_OUT, j.orank, j.oshape, 0, NULL, NULL, "reduce: output", &j.out)))
     return rc;
   return reduce_job(&j);
 }
@@ -406,26 +406,27 @@ int cpu_ewreduce(const cpu_ew_program *p, const pt_mem_ref *bufs, int nbuf, cons
   int64_t v, rank, shape[PT_MAX_RANK], start, rows, rowlen, nviews, nconst;
   int rc;
   memset(&j, 0, sizeof j);
-  if (!a || na < 27) return pt_error(PT_EINVAL, "ewreduce: argument block has %d slots, needs at least 27", na);
-  if (!kslot(a[0], 0, OP_N - 1, &v)) return pt_error(PT_EINVAL, "ewreduce: op %g is not in [0, %d]", a[0], OP_N - 1);
+  if (!a || na < PT_EWREDUCE_SLOTS(1))
+    return pt_error(PT_EINVAL, "ewreduce: argument block has %d slots, needs at least %d", na, PT_EWREDUCE_SLOTS(1));
+  if (!kslot(a[PT_EWREDUCE_OP], 0, OP_N - 1, &v)) return pt_error(PT_EINVAL, "ewreduce: op %g is not in [0, %d]", a[PT_EWREDUCE_OP], OP_N - 1);
   j.op = (int)v;
-  if (!kslot(a[1], KSLOT_ANY, &j.ddof)) return pt_error(PT_EINVAL, "ewreduce: ddof %g is not an integer", a[1]);
-  if (!kslot(a[2], 0, PT_MAX_RANK, &rank)) return pt_error(PT_EINVAL, "ewreduce: rank %g is not in [0, %d]", a[2], PT_MAX_RANK);
-  if ((rc = cpu_shape_parse(a + 3, (int)rank, shape, "ewreduce: shape"))) return rc;
-  if (!kslot(a[11], 0, KSLOT_MAX, &start) || !kslot(a[12], 0, KSLOT_MAX, &rows) || !kslot(a[13], 0, KSLOT_MAX, &rowlen))
-    return pt_error(PT_EINVAL, "ewreduce: start %g, rows %g, row length %g are not integers >= 0", a[11], a[12], a[13]);
+  if (!kslot(a[PT_EWREDUCE_DDOF], KSLOT_ANY, &j.ddof)) return pt_error(PT_EINVAL, "ewreduce: ddof %g is not an integer", a[PT_EWREDUCE_DDOF]);
+  if (!kslot(a[PT_EWREDUCE_RANK], 0, PT_MAX_RANK, &rank)) return pt_error(PT_EINVAL, "ewreduce: rank %g is not in [0, %d]", a[PT_EWREDUCE_RANK], PT_MAX_RANK);
+  if ((rc = cpu_shape_parse(a + PT_EWREDUCE_SHAPE, (int)rank, shape, "ewreduce: shape"))) return rc;
+  if (!kslot(a[PT_EWREDUCE_START], 0, KSLOT_MAX, &start) || !kslot(a[PT_EWREDUCE_ROWS], 0, KSLOT_MAX, &rows) || !kslot(a[PT_EWREDUCE_ROWLEN], 0, KSLOT_MAX, &rowlen))
+    return pt_error(PT_EINVAL, "ewreduce: start %g, rows %g, row length %g are not integers >= 0", a[PT_EWREDUCE_START], a[PT_EWREDUCE_ROWS], a[PT_EWREDUCE_ROWLEN]);
   int64_t total = cpu_numel((int)rank, shape), span;
   if (__builtin_mul_overflow(rows, rowlen, &span) || start > total || span > total - start)
     return pt_error(PT_EINVAL, "ewreduce: %lld rows of %lld from element %lld pass the %lld elements of the expression",
                     (long long)rows, (long long)rowlen, (long long)start, (long long)total);
-  if (!kslot(a[14], 1, (na - 16) / PT_VIEW_SLOTS, &nviews)) return pt_error(PT_EINVAL, "ewreduce: view count %g is invalid", a[14]);
-  int64_t cslot = 15 + nviews * PT_VIEW_SLOTS;
+  if (!kslot(a[PT_EWREDUCE_NVIEWS], 1, (na - PT_EWREDUCE_SLOTS(0)) / PT_VIEW_SLOTS, &nviews)) return pt_error(PT_EINVAL, "ewreduce: view count %g is invalid", a[PT_EWREDUCE_NVIEWS]);
+  int64_t cslot = PT_EWREDUCE_NCONST(nviews);
   if (!kslot(a[cslot], 0, na - cslot - 1, &nconst)) return pt_error(PT_EINVAL, "ewreduce: constant count %g is invalid", a[cslot]);
   j.orank = 1;
   j.oshape[0] = rows;
-  if ((rc = cpu_view_parse(bufs, nbuf, a + 15, 1, j.oshape, 0, NULL, NULL, "ewreduce: output", &j.out))) return rc;
+  if ((rc = cpu_view_parse(bufs, nbuf, a + PT_EWREDUCE_VIEWS, 1, j.oshape, 0, NULL, NULL, "ewreduce: output", &j.out))) return rc;
   cpu_ew_values *ev;
-  if ((rc = cpu_ew_values_open(p, bufs, nbuf, (int)rank, shape, a + 15 + PT_VIEW_SLOTS, (int)nviews, a + cslot + 1,
+  if ((rc = cpu_ew_values_open(p, bufs, nbuf, (int)rank, shape, a + PT_EWREDUCE_VIEWS + PT_VIEW_SLOTS, (int)nviews, a + cslot + 1,
                                (int)nconst, &ev)))
     return rc;
   j.irank = 1;

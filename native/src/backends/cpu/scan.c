@@ -99,17 +99,17 @@ int cpu_scan(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   int64_t v;
   int rc;
   memset(&j, 0, sizeof j);
-  if (!a || na < 35) return pt_error(PT_EINVAL, "scan: argument block has %d slots, needs 35", na);
-  if (!kslot(a[0], 0, 1, &v)) return pt_error(PT_EINVAL, "scan: op %g is not 0 (cumsum) or 1 (cumprod)", a[0]);
+  if (!a || na < PT_SCAN_SLOTS) return pt_error(PT_EINVAL, "scan: argument block has %d slots, needs %d", na, PT_SCAN_SLOTS);
+  if (!kslot(a[PT_SCAN_OP], 0, 1, &v)) return pt_error(PT_EINVAL, "scan: op %g is not 0 (cumsum) or 1 (cumprod)", a[PT_SCAN_OP]);
   j.op = (int)v;
-  if (!kslot(a[1], 0, PT_MAX_RANK, &v)) return pt_error(PT_EINVAL, "scan: rank %g is not in [0, %d]", a[1], PT_MAX_RANK);
+  if (!kslot(a[PT_SCAN_ORANK], 0, PT_MAX_RANK, &v)) return pt_error(PT_EINVAL, "scan: rank %g is not in [0, %d]", a[PT_SCAN_ORANK], PT_MAX_RANK);
   j.orank = (int)v;
-  if ((rc = cpu_shape_parse(a + 2, j.orank, j.oshape, "scan: outer shape"))) return rc;
-  if (!kslot(a[10], 0, KSLOT_MAX, &j.n)) return pt_error(PT_EINVAL, "scan: axis length %g is not an integer >= 0", a[10]);
-  if (!kslot(a[22], KSLOT_ANY, &j.sa) || !kslot(a[34], KSLOT_ANY, &j.oa))
-    return pt_error(PT_EINVAL, "scan: axis strides %g, %g are not integers", a[22], a[34]);
-  if ((rc = cpu_view_parse(bufs, nbuf, a + 11, j.orank, j.oshape, 1, &j.n, &j.sa, "scan: input", &j.in)) ||
-      (rc = cpu_view_parse(bufs, nbuf, a + 23, j.orank, j.oshape, 1, &j.n, &j.oa, "scan: output", &j.out)))
+  if ((rc = cpu_shape_parse(a + PT_SCAN_OSHAPE, j.orank, j.oshape, "scan: outer shape"))) return rc;
+  if (!kslot(a[PT_SCAN_N], 0, KSLOT_MAX, &j.n)) return pt_error(PT_EINVAL, "scan: axis length %g is not an integer >= 0", a[PT_SCAN_N]);
+  if (!kslot(a[PT_SCAN_IN_STRIDE], KSLOT_ANY, &j.sa) || !kslot(a[PT_SCAN_OUT_STRIDE], KSLOT_ANY, &j.oa))
+    return pt_error(PT_EINVAL, "scan: axis strides %g, %g are not integers", a[PT_SCAN_IN_STRIDE], a[PT_SCAN_OUT_STRIDE]);
+  if ((rc = cpu_view_parse(bufs, nbuf, a + PT_SCAN_IN, j.orank, j.oshape, 1, &j.n, &j.sa, "scan: input", &j.in)) ||
+      (rc = cpu_view_parse(bufs, nbuf, a + PT_SCAN_OUT, j.orank, j.oshape, 1, &j.n, &j.oa, "scan: output", &j.out)))
     return rc;
   j.onum = cpu_numel(j.orank, j.oshape);
   if (j.onum == 0 || j.n == 0) return PT_OK;

@@ -198,19 +198,19 @@ int cpu_sort(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   int64_t v;
   int rc;
   memset(&j, 0, sizeof j);
-  if (!a || na < 47) return pt_error(PT_EINVAL, "sort: argument block has %d slots, needs 47", na);
-  if (!kslot(a[0], 0, 1, &v)) return pt_error(PT_EINVAL, "sort: descending flag %g is not 0 or 1", a[0]);
+  if (!a || na < PT_SORT_SLOTS) return pt_error(PT_EINVAL, "sort: argument block has %d slots, needs %d", na, PT_SORT_SLOTS);
+  if (!kslot(a[PT_SORT_DESCENDING], 0, 1, &v)) return pt_error(PT_EINVAL, "sort: descending flag %g is not 0 or 1", a[PT_SORT_DESCENDING]);
   j.desc = (int)v;
-  if (!kslot(a[1], 0, PT_MAX_RANK, &v)) return pt_error(PT_EINVAL, "sort: rank %g is not in [0, %d]", a[1], PT_MAX_RANK);
+  if (!kslot(a[PT_SORT_ORANK], 0, PT_MAX_RANK, &v)) return pt_error(PT_EINVAL, "sort: rank %g is not in [0, %d]", a[PT_SORT_ORANK], PT_MAX_RANK);
   j.orank = (int)v;
-  if ((rc = cpu_shape_parse(a + 2, j.orank, j.oshape, "sort: outer shape"))) return rc;
+  if ((rc = cpu_shape_parse(a + PT_SORT_OSHAPE, j.orank, j.oshape, "sort: outer shape"))) return rc;
   /* Positions ride in 32 bits next to small keys. */
-  if (!kslot(a[10], 0, 0xffffffffLL, &j.n)) return pt_error(PT_EINVAL, "sort: axis length %g is not in [0, 2^32)", a[10]);
-  if (!kslot(a[22], KSLOT_ANY, &j.sa) || !kslot(a[34], KSLOT_ANY, &j.va) || !kslot(a[46], KSLOT_ANY, &j.ia))
-    return pt_error(PT_EINVAL, "sort: axis strides %g, %g, %g are not integers", a[22], a[34], a[46]);
-  if ((rc = cpu_view_parse(bufs, nbuf, a + 11, j.orank, j.oshape, 1, &j.n, &j.sa, "sort: input", &j.in)) ||
-      (rc = cpu_view_parse(bufs, nbuf, a + 23, j.orank, j.oshape, 1, &j.n, &j.va, "sort: values", &j.vals)) ||
-      (rc = cpu_view_parse(bufs, nbuf, a + 35, j.orank, j.oshape, 1, &j.n, &j.ia, "sort: indices", &j.idx)))
+  if (!kslot(a[PT_SORT_N], 0, 0xffffffffLL, &j.n)) return pt_error(PT_EINVAL, "sort: axis length %g is not in [0, 2^32)", a[PT_SORT_N]);
+  if (!kslot(a[PT_SORT_IN_STRIDE], KSLOT_ANY, &j.sa) || !kslot(a[PT_SORT_VALS_STRIDE], KSLOT_ANY, &j.va) || !kslot(a[PT_SORT_IDX_STRIDE], KSLOT_ANY, &j.ia))
+    return pt_error(PT_EINVAL, "sort: axis strides %g, %g, %g are not integers", a[PT_SORT_IN_STRIDE], a[PT_SORT_VALS_STRIDE], a[PT_SORT_IDX_STRIDE]);
+  if ((rc = cpu_view_parse(bufs, nbuf, a + PT_SORT_IN, j.orank, j.oshape, 1, &j.n, &j.sa, "sort: input", &j.in)) ||
+      (rc = cpu_view_parse(bufs, nbuf, a + PT_SORT_VALS, j.orank, j.oshape, 1, &j.n, &j.va, "sort: values", &j.vals)) ||
+      (rc = cpu_view_parse(bufs, nbuf, a + PT_SORT_IDX, j.orank, j.oshape, 1, &j.n, &j.ia, "sort: indices", &j.idx)))
     return rc;
   if (j.idx.dtype != PT_I64) return pt_error(PT_EINVAL, "sort: the indices view has dtype %d, not int64", j.idx.dtype);
   int64_t rows = cpu_numel(j.orank, j.oshape), total;

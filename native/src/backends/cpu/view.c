@@ -62,16 +62,16 @@ int cpu_view_parse(const pt_mem_ref *bufs, int nbuf, const double *a, int rank, 
   if ((rank > 0 && !shape) || (extra_rank > 0 && (!extra_shape || !extra_stride)))
     return pt_error(PT_EINVAL, "%s: missing shape", what);
   int64_t bi, dt;
-  if (!slot_int(a[0], &bi) || bi < 0 || bi >= nbuf || !bufs)
-    return pt_error(PT_EINVAL, "%s: buffer index %g is outside [0, %d)", what, a[0], nbuf);
-  if (!slot_int(a[1], &dt) || dt < 0 || dt >= PT_DTYPE_COUNT)
-    return pt_error(PT_EINVAL, "%s: dtype %g is not a valid dtype", what, a[1]);
+  if (!slot_int(a[PT_VIEW_BUF], &bi) || bi < 0 || bi >= nbuf || !bufs)
+    return pt_error(PT_EINVAL, "%s: buffer index %g is outside [0, %d)", what, a[PT_VIEW_BUF], nbuf);
+  if (!slot_int(a[PT_VIEW_DTYPE], &dt) || dt < 0 || dt >= PT_DTYPE_COUNT)
+    return pt_error(PT_EINVAL, "%s: dtype %g is not a valid dtype", what, a[PT_VIEW_DTYPE]);
   memset(v, 0, sizeof *v);
   v->dtype = (int)dt;
-  if (!slot_int(a[2], &v->offset)) return pt_error(PT_EINVAL, "%s: offset %g is not an integer", what, a[2]);
+  if (!slot_int(a[PT_VIEW_OFFSET], &v->offset)) return pt_error(PT_EINVAL, "%s: offset %g is not an integer", what, a[PT_VIEW_OFFSET]);
   for (int i = 0; i < PT_MAX_RANK; i++)
-    if (!slot_int(a[3 + i], &v->stride[i]))
-      return pt_error(PT_EINVAL, "%s: stride %d is %g, not an integer", what, i, a[3 + i]);
+    if (!slot_int(a[PT_VIEW_STRIDES + i], &v->stride[i]))
+      return pt_error(PT_EINVAL, "%s: stride %d is %g, not an integer", what, i, a[PT_VIEW_STRIDES + i]);
 
   const pt_mem_ref *b = &bufs[bi];
   v->base = (uint8_t *)b->host;

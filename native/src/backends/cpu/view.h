@@ -11,9 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "../../core/driver.h"
-
-#define PT_MAX_RANK 8
-#define PT_VIEW_SLOTS 11
+#include "../../core/slots.h"
 
 typedef struct {
   uint8_t *base;       /* host address of element 0 of the buffer */
@@ -26,7 +24,7 @@ static const int pt_dtype_size[PT_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1};
 
 static inline int pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
 
-/* Parses a VIEW at a[0..10] and checks that every element of `shape` (rank dims) lies in
+/* Parses a VIEW at a[0..PT_VIEW_SLOTS) and checks that every element of `shape` (rank dims) lies in
  * the buffer. extra_strides/extra_shape (may be NULL/0) add dims whose strides live
  * elsewhere in the block (reduce's inner dims, an axis stride). */
 int cpu_view_parse(const pt_mem_ref *bufs, int nbuf, const double *a, int rank, const int64_t *shape,

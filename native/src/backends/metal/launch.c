@@ -13,35 +13,31 @@
  */
 #include <string.h>
 #include "metal.h"
+#include "slots.h"
 
-static int dt_at(const double *a, int slot) { return (int)a[slot]; }
+/* The dtype of the VIEW at slot `view`. */
+static int dt_at(const double *a, int view) { return (int)a[view + PT_VIEW_DTYPE]; }
 
 /* Whether any view of the (already checked) block is float64, by each kind's layout. */
 static int uses_f64(int kind, const double *a, const pt_matmul_plan *mm) {
   int s[4] = {-1, -1, -1, -1};
   switch (kind) {
-  case PT_K_EW: {
-    int nv = (int)a[9];
+  case PT_K_EW: case PT_K_EWREDUCE: { /* a run of views, OUT first */
+    const int ew = kind == PT_K_EW, nv = (int)a[ew ? PT_EW_NVIEWS : PT_EWREDUCE_NVIEWS];
     for (int i = 0; i < nv; i++)
-      if (dt_at(a, 11 + i * 11) == PT_F64) return 1;
-    return 0;
-  }
-  case PT_K_EWREDUCE: { /* OUT VIEW at slot 15, input views from slot 26 */
-    int nv = (int)a[14];
-    if (dt_at(a, 16) == PT_F64) return 1;
-    for (int i = 1; i < nv; i++)
-      if (dt_at(a, 27 + (i - 1) * 11) == PT_F64) return 1;
+      if (dt_at(a, (ew ? PT_EW_VIEWS : PT_EWREDUCE_VIEWS) + i * PT_VIEW_SLOTS) == PT_F64) return 1;
     return 0;
   }
   case PT_K_MATMUL: return mm->dtype == PT_F64;
-  case PT_K_REDUCE: s[0] = 21; s[1] = 40; break;
-  case PT_K_SCAN: case PT_K_SORT: s[0] = 12; s[1] = 24; break;
-  case PT_K_GATHER: s[0] = 13; s[1] = 35; break;
-  case PT_K_SCATTER: s[0] = 14; s[1] = 36; break;
-  case PT_K_INDEX_PUT: case PT_K_INDEX_GET: s[0] = 30; s[1] = 48 + (int)a[0] * 11 + 1; break;
-  case PT_K_NONZERO: s[0] = 10; break;
-  case PT_K_MASKED_SELECT: s[0] = 10; s[1] = 21; s[2] = 32; break;
-  case PT_K_PHILOX: s[0] = 7; break;
+  case PT_K_REDUCE: s[0] = PT_REDUCE_IN; s[1] = PT_REDUCE_OUT; break;
+  case PT_K_SCAN: s[0] = PT_SCAN_IN; s[1] = PT_SCAN_OUT; break;
+  case PT_K_SORT: s[0] = PT_SORT_IN; s[1] = PT_SORT_VALS; break;
+  case PT_K_GATHER: s[0] = PT_GATHER_IN; s[1] = PT_GATHER_OUT; break;
+  case PT_K_SCATTER: s[0] = PT_SCATTER_OUT; s[1] = PT_SCATTER_SRC; break;
+  case PT_K_INDEX_PUT: case PT_K_INDEX_GET: s[0] = PT_INDEX_OUT; s[1] = PT_INDEX_VALS((int)a[PT_INDEX_K]); break;
+  case PT_K_NONZERO: s[0] = PT_NONZERO_IN; break;
+  case PT_K_MASKED_SELECT: s[0] = PT_MASKED_SELECT_IN; s[1] = PT_MASKED_SELECT_MASK; s[2] = PT_MASKED_SELECT_OUT; break;
+  case PT_K_PHILOX: s[0] = PT_PHILOX_OUT; break;
   default: return 0;
   }
   for (int i = 0; i < 4 && s[i] >= 0; i++)
