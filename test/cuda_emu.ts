@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { assert } from "./harness.ts";
 import { cudaTemplateSource } from "../src/kernels/cuda.ts";
 import { type Kind, LAYOUTS } from "../src/kernels/slots.ts";
+import { MSL_HOST_SHIM } from "../src/kernels/msl/shim.ts";
 
 /** Whether g++ runs here. */
 export function hasGxx(): boolean {
@@ -165,4 +166,40 @@ int main() {`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * An MSL program as one of cuda_emu's: the stand-in <metal_stdlib> with a real barrier, threadgroup
+ * arrays static (one for the block's fibers), and a pt_main(pt_params) that calls the kernel.
+ */
+export function mslOnEmulator(msl: string): string {
+  const barrier = "inline void threadgroup_barrier(mem_flags) {}";
+  const local = "#define PT_SHARED_LOCAL(T, name) threadgroup T name[PT_BLOCK];",
+    localN = "#define PT_SHARED_LOCAL_N(T, name, n) threadgroup T name[n];";
+  assert.ok(
+    MSL_HOST_SHIM.includes(barrier) && msl.includes(local) && msl.includes(localN),
+    "the stand-in's barrier and the threadgroup arrays' macros",
+  );
+  const program = msl.replace(/\0$/, "").replace("#include <metal_stdlib>\nusing namespace metal;\n", "")
+    .replace(local, "#define PT_SHARED_LOCAL(T, name) static T name[PT_BLOCK];")
+    .replace(localN, "#define PT_SHARED_LOCAL_N(T, name, n) static T name[n];");
+  const buffers = Array.from({ length: 16 }, (_, k) => `(uchar *)p.buf[${k}]`).join(", ");
+  return String.raw`${MSL_HOST_SHIM.replace(barrier, "inline void threadgroup_barrier(mem_flags) { __syncthreads(); }")}
+using namespace metal;
+namespace msl {
+${program}
+}
+#undef kernel
+#undef device
+#undef constant
+#undef thread
+#undef threadgroup
+typedef struct { unsigned long long buf[16]; unsigned long long err; int nbuf; int nargs; double a[240]; } pt_params;
+static msl::pt_mtl_params mp; /* the block's fibers all write the same */
+static msl::pt_mtl_error me;
+static void pt_main(const pt_params p) {
+  for (int i = 0; i < 240; i++) mp.ai[i] = (long)p.a[i], mp.af[i] = (float)p.a[i];
+  msl::pt_main(${buffers}, mp, &me, uint3{blockIdx.x, 0, 0}, uint3{gridDim.x, 1, 1}, threadIdx.x);
+  if (me.code.v != 0) ((long long *)p.err)[0] = me.code.v;
+}`;
 }

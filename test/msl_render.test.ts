@@ -237,7 +237,7 @@ test("msl: ewreduce renders reduce's row over the expression, reading the ewredu
   assert.match(src, /PT_FAIL\(PT_KERR_INT_DIV, i, 1, 0\); return 0; \}/, "a failing element reports and gives 0");
   assert.match(src, /pt_reduce_row\(PT_PASS src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid\);/, "E of i32 is not float");
   // The reduce template runs the same row function over its VIEW, so the folds are shared.
-  assert.match(mslTemplateSource("reduce"), /pt_reduce_row\(PT_PASS src, pt_is_float\(vin\.dt\), n, vout,/);
+  assert.match(mslTemplateSource("reduce"), /pt_reduce_row\(PT_PASS PT_SH_PASS\(sh\) src, op, kind, fl, fast, n, vout, oo, tid\);/);
   const f32 = mslElementwiseReduceSource(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
   assert.match(f32, /pt_reduce_row\(PT_PASS src, true, n,/);
   assert.match(

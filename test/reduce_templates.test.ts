@@ -1,20 +1,43 @@
 /**
  * The reduce, scan and philox templates' CUDA text (src/kernels/templates/ and
  * cuda/reduce.ts) run on the CPU in tools/cuda_emu (test/cuda_emu.ts), each result checked
- * against a plain JS loop: strided and contiguous rows, the accumulator's ops and an empty
- * row's error, cumsum and wrapping cumprod along a strided axis, philox's words as the
- * reference Philox4x32-10 gives them. GLSL's text of the same templates runs in every
- * Vulkan pass (lavapipe in CI); this checks the CUDA and HIP text without a GPU.
+ * against a plain JS loop: strided, unmergeable and contiguous rows (aligned or not), the
+ * accumulator's ops and an empty row's error, cumsum and wrapping cumprod along a strided
+ * axis, philox's words as the reference Philox4x32-10 gives them. reduce runs three ways:
+ * CUDA's program, GLSL's plan (its kernel layout) in CUDA's text, and Metal's program itself
+ * over the stand-in <metal_stdlib>. GLSL's own text runs in every Vulkan pass (lavapipe in
+ * CI); this checks the CUDA, HIP and Metal text without a GPU.
  */
 import { assert, rng, testUnless } from "./harness.ts";
-import { block, emulate, F32, hasGxx, I64, KERR_COUNT, type Launch, type Result, view } from "./cuda_emu.ts";
+import { block, emulate, F32, hasGxx, I64, KERR_COUNT, type Launch, mslOnEmulator, type Result, view } from "./cuda_emu.ts";
+import { PREAMBLE } from "../src/kernels/cuda/preamble.ts";
+import { CUDA_REDUCE, reduceProgram } from "../src/kernels/cuda/reduce.ts";
+import { GLSL_REDUCE } from "../src/kernels/glsl/reduce.ts";
+import { mslTemplateSource } from "../src/kernels/msl.ts";
+
+/** reduce's programs run: CUDA's (by its name), GLSL's kernel layout in CUDA's text, Metal's. */
+const { fast, sharedInner, blockOffsets } = GLSL_REDUCE;
+const REDUCE_PROGRAMS: Record<string, string | undefined> = {
+  reduce: undefined,
+  reduce_glsl: PREAMBLE + reduceProgram({ ...CUDA_REDUCE, fast, sharedInner, blockOffsets }),
+  reduce_msl: mslOnEmulator(mslTemplateSource("reduce")),
+};
 
 const R_SUM = 0, R_MAX = 2, R_ARGMAX = 4, R_MEAN = 8, R_VAR = 9, R_COUNT = 11;
 
-/** reduce's block: op, ddof, the outer shape, the inner shape, IN (outer strides), inner strides, OUT (outer strides). */
-function reduceSlots(op: number, ddof: number, oshape: number[], ishape: number[], inOuter: number[], inInner: number[], outDt: number) {
+/** reduce's block: op, ddof, the outer shape, the inner shape, IN (outer strides, offset), inner strides, OUT (outer strides). */
+function reduceSlots(
+  op: number,
+  ddof: number,
+  oshape: number[],
+  ishape: number[],
+  inOuter: number[],
+  inInner: number[],
+  outDt: number,
+  inOff = 0,
+) {
   const ostr = oshape.map((_, d) => oshape.slice(d + 1).reduce((a, b) => a * b, 1));
-  return block("reduce", { op, ddof, oshape, ishape, in: view(0, F32, 0, inOuter), in_inner: inInner, out: view(1, outDt, 0, ostr) });
+  return block("reduce", { op, ddof, oshape, ishape, in: view(0, F32, inOff, inOuter), in_inner: inInner, out: view(1, outDt, 0, ostr) });
 }
 
 /** Philox4x32-10 of counter (c0, c1, 0, 0) and key (k0, k1): the four words, as blocks.h defines them. */
@@ -51,35 +74,45 @@ testUnless(
       [R_VAR]: (v) => Math.fround(v.reduce((a, e) => a + (e - sum(v) / 4) ** 2, 0) / 3),
       [R_COUNT]: (v) => v.filter((e) => e !== 0).length,
     };
-    for (const op of [R_SUM, R_MAX, R_ARGMAX, R_MEAN, R_VAR, R_COUNT]) {
-      const outDt = op === R_ARGMAX || op === R_COUNT ? I64 : F32;
-      add({
-        name: `reduce ${op}`,
-        template: "reduce",
-        slots: reduceSlots(op, 1, [3, 7], [4], [28, 1], [7], outDt),
-        buffers: [{ dt: F32, values: x }, { dt: outDt, values: Array(21).fill(0) }],
-        grid: 5, // fewer blocks than rows: each takes every fifth row
-      }, (res) => {
-        assert.deepEqual(res.err, [0, 0, 0, 0], `reduce ${op}: no error`);
-        assert.deepEqual(res.out, rows.map(expect[op]), `reduce ${op}: values`);
-      });
+    // reduce over dims 0 and 2 of the same input: inner strides [28, 1] do not merge, so the row is not flat
+    const wide = (o: number) => Array.from({ length: 21 }, (_, q) => x[Math.floor(q / 7) * 28 + o * 7 + (q % 7)]);
+    // a contiguous row of 1000 (the vectorised pass), from element 0 and from element 3 (a head before the first vector)
+    const flat = Array.from({ length: 1003 }, () => Math.floor(r() * 4) - 1);
+    for (const [program, source] of Object.entries(REDUCE_PROGRAMS)) {
+      const run = (name: string, l: Omit<Launch, "name" | "template" | "source">, check: (res: Result) => void) =>
+        add({ name: `${program} ${name}`, template: program, source, ...l }, check);
+      for (const op of [R_SUM, R_MAX, R_ARGMAX, R_MEAN, R_VAR, R_COUNT]) {
+        const outDt = op === R_ARGMAX || op === R_COUNT ? I64 : F32;
+        run(`${op}`, {
+          slots: reduceSlots(op, 1, [3, 7], [4], [28, 1], [7], outDt),
+          buffers: [{ dt: F32, values: x }, { dt: outDt, values: Array(21).fill(0) }],
+          grid: 5, // fewer blocks than rows: each takes every fifth row
+        }, (res) => {
+          assert.deepEqual(res.err, [0, 0, 0, 0], `${program} ${op}: no error`);
+          assert.deepEqual(res.out, rows.map(expect[op]), `${program} ${op}: values`);
+        });
+      }
+      for (const op of [R_SUM, R_ARGMAX]) {
+        run(`${op} over dims 0 and 2`, {
+          slots: reduceSlots(op, 0, [4], [3, 7], [7], [28, 1], op === R_SUM ? F32 : I64),
+          buffers: [{ dt: F32, values: x }, { dt: op === R_SUM ? F32 : I64, values: Array(4).fill(0) }],
+          grid: 2,
+        }, (res) => assert.deepEqual(res.out, [0, 1, 2, 3].map((o) => expect[op](wide(o))), `${program} ${op} over dims 0 and 2`));
+      }
+      for (const [op, off] of [[R_SUM, 0], [R_SUM, 3], [R_COUNT, 3]]) {
+        const v = flat.slice(off, off + 1000), outDt = op === R_SUM ? F32 : I64;
+        run(`contiguous ${op} from ${off}`, {
+          slots: reduceSlots(op, 0, [], [1000], [], [1], outDt, off),
+          buffers: [{ dt: F32, values: flat }, { dt: outDt, values: [0] }],
+          grid: 1,
+        }, (res) => assert.deepEqual(res.out, [expect[op](v)], `${program}: a contiguous row's ${op} from element ${off}`));
+      }
+      run("empty argmax", {
+        slots: reduceSlots(R_ARGMAX, 0, [2], [0], [0], [1], I64),
+        buffers: [{ dt: F32, values: [] }, { dt: I64, values: [0, 0] }],
+        grid: 1,
+      }, (res) => assert.equal(res.err[0], KERR_COUNT, `${program}: argmax of an empty row reports`));
     }
-    // a contiguous row of 1000 (the vectorised path) and an empty row, whose argmax has no answer
-    const flat = Array.from({ length: 1000 }, () => Math.floor(r() * 4) - 1);
-    add({
-      name: "reduce contiguous sum",
-      template: "reduce",
-      slots: reduceSlots(R_SUM, 0, [], [1000], [], [1], F32),
-      buffers: [{ dt: F32, values: flat }, { dt: F32, values: [0] }],
-      grid: 1,
-    }, (res) => assert.deepEqual(res.out, [sum(flat)], "a contiguous row's sum"));
-    add({
-      name: "reduce empty argmax",
-      template: "reduce",
-      slots: reduceSlots(R_ARGMAX, 0, [2], [0], [0], [1], I64),
-      buffers: [{ dt: F32, values: [] }, { dt: I64, values: [0, 0] }],
-      grid: 1,
-    }, (res) => assert.equal(res.err[0], KERR_COUNT, "argmax of an empty row reports"));
 
     // scan along axis 0 of a [300, 3] input (axis stride 3): cumsum of f32 integers, cumprod of i64 over 40 with wrap-free values
     for (const [op, n, dt] of [[0, 300, F32], [1, 40, I64]]) {

@@ -8,42 +8,28 @@
  * shared memory.
  */
 import { assert, rng, testUnless } from "./harness.ts";
-import { BF16, block, BOOL, emulate, F16, F32, F64, hasGxx, I32, I64, type Launch, type Result, SIZE, U8, view } from "./cuda_emu.ts";
+import {
+  BF16,
+  block,
+  BOOL,
+  emulate,
+  F16,
+  F32,
+  F64,
+  hasGxx,
+  I32,
+  I64,
+  type Launch,
+  mslOnEmulator,
+  type Result,
+  SIZE,
+  U8,
+  view,
+} from "./cuda_emu.ts";
 import { CUDA_DIALECT, PREAMBLE } from "../src/kernels/cuda/preamble.ts";
 import { sort } from "../src/kernels/templates/sort.ts";
 import { GLSL_SORT } from "../src/kernels/glsl.ts";
 import { mslTemplateSource } from "../src/kernels/msl.ts";
-import { MSL_HOST_SHIM } from "../src/kernels/msl/shim.ts";
-
-/**
- * An MSL program as one of cuda_emu's: the stand-in <metal_stdlib> with a real barrier, threadgroup
- * arrays static (one for the block's fibers), and a pt_main(pt_params) that calls the kernel.
- */
-function mslOnEmulator(msl: string): string {
-  const barrier = "inline void threadgroup_barrier(mem_flags) {}", local = "#define PT_SHARED_LOCAL_N(T, name, n) threadgroup T name[n];";
-  assert.ok(MSL_HOST_SHIM.includes(barrier) && msl.includes(local), "the stand-in's barrier and the threadgroup arrays' macro");
-  const program = msl.replace(/\0$/, "").replace("#include <metal_stdlib>\nusing namespace metal;\n", "")
-    .replace(local, "#define PT_SHARED_LOCAL_N(T, name, n) static T name[n];");
-  const buffers = Array.from({ length: 16 }, (_, k) => `(uchar *)p.buf[${k}]`).join(", ");
-  return String.raw`${MSL_HOST_SHIM.replace(barrier, "inline void threadgroup_barrier(mem_flags) { __syncthreads(); }")}
-using namespace metal;
-namespace msl {
-${program}
-}
-#undef kernel
-#undef device
-#undef constant
-#undef thread
-#undef threadgroup
-typedef struct { unsigned long long buf[16]; unsigned long long err; int nbuf; int nargs; double a[240]; } pt_params;
-static msl::pt_mtl_params mp; /* the block's fibers all write the same */
-static msl::pt_mtl_error me;
-static void pt_main(const pt_params p) {
-  for (int i = 0; i < 240; i++) mp.ai[i] = (long)p.a[i], mp.af[i] = (float)p.a[i];
-  msl::pt_main(${buffers}, mp, &me, uint3{blockIdx.x, 0, 0}, uint3{gridDim.x, 1, 1}, threadIdx.x);
-  if (me.code.v != 0) ((long long *)p.err)[0] = me.code.v;
-}`;
-}
 
 /** The programs run: CUDA's sort (by its name), GLSL's plan in CUDA's text, Metal's sort. */
 const PROGRAMS: Record<string, string | undefined> = {

@@ -1,49 +1,32 @@
+import { CUDA_DIALECT } from "./preamble.ts";
 import { REDUCE_ACC } from "../templates/reduce.ts";
+import { GROUP_FOLD, reduceKernel, type ReducePlan, ROW_OFFSET, rowPasses } from "../templates/reduce_rows.ts";
 
 /**
- * reduce (ROW launches: one block of 256 threads per output row, rows
- * blockIdx.x, +gridDim.x, ...). Blocks and rules are blocks.h's; the CPU versions are
- * reduce.c / reduce_ops.h.
+ * reduce (templates/reduce_rows.ts) in CUDA: the CPU versions are reduce.c / reduce_ops.h.
+ * Floats accumulate in double, ints in int64 with wrap. Sum, mean, any, all and count over
+ * unit-stride rows take the vectorised pt_fast_row (another fixed order: same results up to
+ * float rounding).
  */
 
-/**
- * pt_offset_of for the outer row of a VIEW at block slot k over the shape at slot s,
- * offset included, with every shape and stride read from the block when used (constant
- * indices: the kernel parameter space), so none of them holds a register across a row loop.
- */
-export const ROW_OFFSET = String.raw`
-static __device__ __forceinline__ pt_i64 pt_row_offset(const pt_params &p, pt_i64 row, int rank, int s, int k) {
-  pt_i64 off = (pt_i64)p.a[k + 2];
-#pragma unroll
-  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-    if (d < rank) {
-      const pt_i64 size = (pt_i64)p.a[s + d];
-      if (size != 1) {
-        off += row % size * (pt_i64)p.a[k + 3 + d];
-        row /= size;
-      }
-    }
-  }
-  return off;
-}
-`;
+/** CUDA's passes: generic over the source, its own loads in flight a step (S::P); the inner dims in shared memory and the row offsets from the block, so neither holds registers across a row (three blocks an SM). */
+export const CUDA_REDUCE: ReducePlan = {
+  generic: "template <class S>\n",
+  source: "S",
+  unroll: "S::P",
+  fast: true,
+  sharedInner: true,
+  blockOffsets: true,
+};
 
 /**
- * reduce: threads stride over the row's inner extent (row-major over the inner dims) with
- * a private accumulator, then fold the 256 accumulators in shared memory as a fixed tree,
- * so a result never depends on timing. Floats accumulate in double, ints in int64 with
- * wrap; var/std make two passes (the mean, then squared deviations). argmax/argmin carry
- * the position, and the fold breaks ties by the lower position (first occurrence); the
- * first NaN wins for both. Sum, mean, any, all and count over unit-stride rows take the
- * vectorised pt_fast_row instead (another fixed order: same results up to float rounding).
- *
  * The passes read a row through an element source (a struct with the calls they make), so
  * the same order serves two kinds: the VIEW of the reduce template (pt_view_row,
  * pt_mem_row) and ewreduce's expression values (pt_fn_row, computed where they are read:
  * src/kernels/cuda/elementwise.ts), whose results are then the reduce template's over the
  * materialized expression, bit for bit. REDUCE_CORE is what both kernels share.
  */
-export const REDUCE_CORE = REDUCE_ACC + String.raw`
+export const REDUCE_CORE = REDUCE_ACC + GROUP_FOLD + String.raw`
 /* A row of a VIEW, for pt_reduce_pass: inner position k is element at(k) = io + offset(k);
  * a value is read in two steps, load_f (load_i) then f (i), which for a VIEW are the load
  * and nothing (an expression computes in its second step: pt_fn_row). P positions a step
@@ -67,43 +50,29 @@ struct pt_view_row {
   static __device__ __forceinline__ pt_i64 i(pt_i64 x) { return x; }
 };
 
-/* One pass over a row of n positions, each thread's in increasing order whatever S::P. */
+/* The source calls of templates/reduce_rows.ts's passes, for any S above or pt_fn_row. */
+template <class S> static __device__ __forceinline__ bool pt_row_flat(const S &src) { return src.flat; }
 template <class S>
-static __device__ __forceinline__ pt_acc pt_reduce_pass(const S &src, int kind, bool fl, pt_i64 n, double mean, pt_acc *sh) {
-  const int tid = threadIdx.x;
-  pt_acc s = pt_acc_init(kind);
-  pt_i64 k = tid;
-  if (src.flat) { /* P positions a step with their loads first, to keep more reads in flight */
-    for (; k + (S::P - 1) * PT_BLOCK < n; k += S::P * PT_BLOCK) {
-      if (fl) {
-        typename S::fitem x[S::P];
+static __device__ __forceinline__ void pt_row_step(const S &src, pt_acc &s, int kind, bool fl, pt_i64 k, double mean) {
+  if (fl) {
+    typename S::fitem x[S::P];
 #pragma unroll
-        for (int u = 0; u < S::P; u++) x[u] = src.load_f(src.at(k + u * PT_BLOCK));
+    for (int u = 0; u < S::P; u++) x[u] = src.load_f(src.at(k + u * PT_BLOCK));
 #pragma unroll
-        for (int u = 0; u < S::P; u++) pt_acc_add_f(s, kind, src.f(x[u]), k + u * PT_BLOCK, mean);
-      } else {
-        typename S::iitem x[S::P];
+    for (int u = 0; u < S::P; u++) pt_acc_add_f(s, kind, src.f(x[u]), k + u * PT_BLOCK, mean);
+  } else {
+    typename S::iitem x[S::P];
 #pragma unroll
-        for (int u = 0; u < S::P; u++) x[u] = src.load_i(src.at(k + u * PT_BLOCK));
+    for (int u = 0; u < S::P; u++) x[u] = src.load_i(src.at(k + u * PT_BLOCK));
 #pragma unroll
-        for (int u = 0; u < S::P; u++) pt_acc_add_i(s, kind, src.i(x[u]), k + u * PT_BLOCK);
-      }
-    }
+    for (int u = 0; u < S::P; u++) pt_acc_add_i(s, kind, src.i(x[u]), k + u * PT_BLOCK);
   }
-  for (; k < n; k += PT_BLOCK) {
-    const pt_i64 e = src.at(k);
-    if (fl) pt_acc_add_f(s, kind, src.f(src.load_f(e)), k, mean);
-    else pt_acc_add_i(s, kind, src.i(src.load_i(e)), k);
-  }
-  sh[tid] = s;
-  __syncthreads();
-  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
-    if (tid < w) sh[tid] = pt_acc_merge(sh[tid], sh[tid + w], kind, fl);
-    __syncthreads();
-  }
-  pt_acc r = sh[0];
-  __syncthreads(); /* sh is reused by the next pass */
-  return r;
+}
+template <class S>
+static __device__ __forceinline__ void pt_row_add(const S &src, pt_acc &s, int kind, bool fl, pt_i64 k, double mean) {
+  const pt_i64 e = src.at(k);
+  if (fl) pt_acc_add_f(s, kind, src.f(src.load_f(e)), k, mean);
+  else pt_acc_add_i(s, kind, src.i(src.load_i(e)), k);
 }
 
 /* Contiguous rows of sum, mean, any, all and count_nonzero, where order matters for
@@ -209,7 +178,8 @@ template <int KIND> static __device__ pt_acc pt_fast_dt(int dt, const char *row,
   default: return pt_fast_row<KIND>(pt_mem_row<PT_BOOL>{row}, n, sh);
   }
 }
-static __device__ __forceinline__ pt_acc pt_fast(const pt_view_row &src, int kind, pt_i64 n, pt_acc *sh) {
+static __device__ __forceinline__ bool pt_row_fast_has(int kind, int) { return kind == K_SUM || kind == K_COUNT; }
+static __device__ __forceinline__ pt_acc pt_row_fast(pt_acc *sh, const pt_view_row &src, int kind, bool, pt_i64 n, int) {
   const char *row = src.b + src.io * pt_dtype_size(src.dt);
   return kind == K_SUM ? pt_fast_dt<K_SUM>(src.dt, row, n, sh) : pt_fast_dt<K_COUNT>(src.dt, row, n, sh);
 }
@@ -262,98 +232,19 @@ template <int D, class T, class In, class L, class V, int U_> struct pt_fn_row {
 /* Float sums only: counts, and sums of integers (which wrap), are exact in any order, so
  * those rows take pt_reduce_pass, with one expression copy fewer to compile per loop. */
 template <int D, class T, class In, class L, class V, int U>
-static __device__ __forceinline__ pt_acc pt_fast(const pt_fn_row<D, T, In, L, V, U> &src, int, pt_i64 n, pt_acc *sh) {
+static __device__ __forceinline__ pt_acc pt_row_fast(pt_acc *sh, const pt_fn_row<D, T, In, L, V, U> &src, int, bool, pt_i64 n, int) {
   return pt_fast_row<K_SUM>(src, n, sh);
 }
 
-/* One row of op: n positions read from src, the result stored at element oo of out by
- * thread 0. kind is pt_kind_of(op, 1); fast: the row takes pt_fast_row (kind K_SUM or
- * K_COUNT, a contiguous row of aligned elements). */
+${rowPasses(CUDA_REDUCE)}
+/* ewreduce's call (cuda/elementwise.ts): the template's row, sh last. */
 template <class S>
 static __device__ __forceinline__ void pt_reduce_row(const pt_params &p, const S &src, int op, int kind, bool fl, bool fast,
                                                      pt_i64 n, const pt_view &out, pt_i64 oo, pt_acc *sh) {
-  if (n == 0) {
-    if (threadIdx.x == 0) pt_reduce_empty(p, op, out, oo);
-    return;
-  }
-  double mean = 0;
-  pt_acc s;
-  if (fast) s = pt_fast(src, kind, n, sh);
-  else {
-    if (op == R_VAR || op == R_STD) mean = pt_div(pt_reduce_pass(src, K_SUM, fl, n, 0, sh).f, (double)n);
-    s = pt_reduce_pass(src, kind, fl, n, mean, sh);
-  }
-  if (threadIdx.x == 0) pt_reduce_store(p, op, s, fl, n, out, oo);
+  pt_reduce_row(p, sh, src, op, kind, fl, fast, n, out, oo, int(threadIdx.x));
 }
 `;
 
-/**
- * The reduce template: REDUCE_CORE over a VIEW.
- */
-export const REDUCE = REDUCE_CORE + ROW_OFFSET + String.raw`
-/* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
- *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs.
- * The inner shape and strides live in shared memory and outer offsets are read from the
- * block per row: held in registers, they made the kernel too large for more than one
- * block per SM. The launch bound (80 registers a thread, ptxas on sm_90) lets three blocks
- * share an SM, enough loads in flight for the contiguous path to reach full bandwidth. */
-extern "C" __global__ void __launch_bounds__(PT_BLOCK, 3) pt_main(const pt_params p);
-extern "C" __global__ void pt_main(const pt_params p) {
-  __shared__ pt_acc sh[PT_BLOCK];
-  __shared__ pt_i64 ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
-  const int op = (int)p.a[0];
-  const int orank = (int)p.a[2];
-  /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
-   * offset map unchanged, so offsets are taken over all 8 dims. */
-  const int irank = (int)p.a[11];
-  const int tid = threadIdx.x;
-  pt_i64 onum = 1, n = 1;
-#pragma unroll
-  for (int d = 0; d < PT_MAX_RANK; d++) {
-    if (d < orank) onum *= (pt_i64)p.a[3 + d];
-    if (d < irank) n *= (pt_i64)p.a[12 + d];
-  }
-  if (tid == 0) {
-    pt_i64 sz[PT_MAX_RANK], st[PT_MAX_RANK];
-#pragma unroll
-    for (int d = 0; d < PT_MAX_RANK; d++) {
-      sz[d] = d < irank ? (pt_i64)p.a[12 + d] : 1;
-      st[d] = d < irank ? (pt_i64)p.a[31 + d] : 0;
-    }
-    /* Coalesce: move size-1 dims outward and merge dims that are contiguous with the next;
-     * neither changes the row-major position -> offset map, so argmax's answer is kept. */
-#pragma unroll
-    for (int d = 1; d < PT_MAX_RANK; d++) {
-      if (sz[d] == 1) {
-        sz[d] = sz[d - 1];
-        st[d] = st[d - 1];
-        sz[d - 1] = 1;
-      } else if (sz[d - 1] == 1 || st[d - 1] == st[d] * sz[d]) {
-        sz[d] *= sz[d - 1];
-        sz[d - 1] = 1;
-      }
-    }
-#pragma unroll
-    for (int d = 0; d < PT_MAX_RANK; d++) {
-      ishape[d] = sz[d];
-      istr[d] = st[d];
-    }
-  }
-  __syncthreads();
-  bool flat = true;
-#pragma unroll
-  for (int d = 0; d < PT_MAX_RANK - 1; d++) flat = flat && ishape[d] == 1;
-  const pt_view in = pt_view_at(p, 20), out = pt_view_at(p, 39);
-  const bool fl = pt_is_float(in.dt) || op == R_VAR || op == R_STD;
-  const int kind = pt_kind_of(op, 1);
-  /* Sum and count over unit-stride rows whose elements are aligned (always, for buffers
-   * from the allocator) take the vectorised path. */
-  const bool fast = flat && istr[PT_MAX_RANK - 1] == 1 && (kind == K_SUM || kind == K_COUNT) &&
-                    ((pt_u64)in.b % pt_dtype_size(in.dt)) == 0;
-  for (pt_i64 row = blockIdx.x; row < onum; row += gridDim.x) {
-    const pt_i64 io = pt_row_offset(p, row, orank, 3, 20), oo = pt_row_offset(p, row, orank, 3, 39);
-    const pt_view_row src = {in.b, in.dt, io, ishape, istr, flat};
-    pt_reduce_row(p, src, op, kind, fl, fast, n, out, oo, sh);
-  }
-}
-`;
+/** The reduce template's program under a plan: REDUCE_CORE over a VIEW (tests run other languages' layouts in it). */
+export const reduceProgram = (plan: ReducePlan): string => REDUCE_CORE + ROW_OFFSET + reduceKernel(CUDA_DIALECT, plan);
+export const REDUCE = reduceProgram(CUDA_REDUCE);

@@ -1,20 +1,23 @@
 /**
- * reduce (ROW launches: one group of 256 invocations per output row, rows
- * gl_WorkGroupID.x, + gl_NumWorkGroups.x, ...). Blocks and rules are blocks.h's; the CPU
- * versions are reduce.c / reduce_ops.h; the structure is cuda/reduce.ts's.
+ * reduce (templates/reduce_rows.ts) in GLSL: the CPU versions are reduce.c / reduce_ops.h.
+ * Floats accumulate in double, ints in int64 with wrap.
  */
-import { PREAMBLE } from "./preamble.ts";
+import { GLSL_DIALECT, PREAMBLE } from "./preamble.ts";
 import { REDUCE_ACC } from "../templates/reduce.ts";
+import { GROUP_FOLD, reduceKernel, type ReducePlan, reduceRows, rowPasses } from "../templates/reduce_rows.ts";
 import { type EwLayout, renderElementwiseValue } from "./elementwise.ts";
 
+/** GLSL's passes: one source a program (no templates), 8 loads in flight a step, inner dims and outer offsets in variables (ewreduce sets them up its own way). */
+export const GLSL_REDUCE: ReducePlan = {
+  generic: "",
+  source: "pt_view_row",
+  unroll: "8",
+  fast: true,
+  sharedInner: false,
+  blockOffsets: false,
+};
+
 /**
- * reduce: invocations stride over the row's inner extent (row-major over the inner dims)
- * with a private accumulator, then fold the 256 accumulators in shared memory as a fixed
- * tree, so a result never depends on timing. Floats accumulate in double, ints in int64
- * with wrap; var/std make two passes (the mean, then squared deviations). argmax/argmin
- * carry the position, and the fold breaks ties by the lower position (first occurrence);
- * the first NaN wins for both.
- *
  * The text comes in parts so that ewreduce (renderEwReduce below) runs the same body over
  * another element source. The source is what the body reads its input through:
  * pt_src_bits (one element's bits), pt_src_bits8 (eight elements a step) and the fast
@@ -22,8 +25,6 @@ import { type EwLayout, renderElementwiseValue } from "./elementwise.ts";
  * ewreduce's computes the values (ewSource).
  */
 const REDUCE_BITS = REDUCE_ACC + String.raw`
-shared pt_acc sh[PT_BLOCK];
-
 /* Element bits (zero-extended) -> pt_ld_f64's / pt_ld_i64's values. */
 double pt_bits_f64(int dt, uint64_t raw) {
   switch (dt) {
@@ -119,43 +120,27 @@ void pt_src_bits8(uint64_t b, int sz, int64_t i0, int64_t step, out uint64_t x[8
 `;
 
 /** The passes over a row (strided and vectorised), through the element source. */
-const REDUCE_PARTS = String.raw`
-/* The fixed tree over the group's accumulators; every invocation gets the result. */
-pt_acc pt_fold(pt_acc s, int kind, bool fl) {
-  const int tid = int(gl_LocalInvocationID.x);
-  sh[tid] = s;
-  barrier();
-  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
-    if (tid < w) sh[tid] = pt_acc_merge(sh[tid], sh[tid + w], kind, fl);
-    barrier();
-  }
-  const pt_acc r = sh[0];
-  barrier(); /* sh is reused by the next pass */
-  return r;
+const REDUCE_PARTS = GROUP_FOLD + String.raw`
+/* A VIEW's row: inner position k at element io + offset(k) of buffer b (isflat: the inner dims were coalesced into the last one). */
+struct pt_view_row {
+  uint64_t b;
+  int dt;
+  int64_t io;
+  int64_t ishape[PT_MAX_RANK];
+  int64_t istr[PT_MAX_RANK];
+  bool isflat; /* GLSL's flat is a keyword */
+};
+bool pt_row_flat(in pt_view_row src) { return src.isflat; }
+/* The step's eight loads sit in one branch of pt_src_bits8's switch, all in flight before the first is folded. */
+void pt_row_step(in pt_view_row src, inout pt_acc s, int kind, bool fl, int64_t k, double mean) {
+  const int64_t st = src.istr[PT_MAX_RANK - 1];
+  uint64_t x[8];
+  pt_src_bits8(src.b, pt_dtype_size(src.dt), src.io + k * st, int64_t(PT_BLOCK) * st, x);
+  for (int u = 0; u < 8; u++) pt_add_raw(s, kind, fl, src.dt, x[u], k + int64_t(u * PT_BLOCK), mean);
 }
-
-/* One pass over a row, this invocation's part: inner positions k = tid, tid + 256, ...,
- * position k at element io + offset(k) of the input. The inner dims were coalesced so that,
- * usually, only the last one is longer than 1. */
-pt_acc pt_reduce_part(pt_view vin, int kind, bool fl, int64_t io, int64_t n, int64_t ishape[PT_MAX_RANK],
-                      int64_t istr[PT_MAX_RANK], bool isflat, double mean) {
-  const int tid = int(gl_LocalInvocationID.x);
-  const int sz = pt_dtype_size(vin.dt);
-  pt_acc s = pt_acc_init(kind);
-  int64_t k = int64_t(tid);
-  if (isflat) { /* 8 positions a step with their loads first, to keep more reads in flight */
-    const int64_t st = istr[PT_MAX_RANK - 1];
-    for (; k + 7l * PT_BLOCK < n; k += 8l * PT_BLOCK) {
-      uint64_t x[8];
-      pt_src_bits8(vin.b, sz, io + k * st, int64_t(PT_BLOCK) * st, x);
-      for (int u = 0; u < 8; u++) pt_add_raw(s, kind, fl, vin.dt, x[u], k + int64_t(u * PT_BLOCK), mean);
-    }
-  }
-  for (; k < n; k += PT_BLOCK) {
-    const int64_t off = io + (isflat ? k * istr[PT_MAX_RANK - 1] : pt_offset_of(k, PT_MAX_RANK, ishape, istr));
-    pt_add_raw(s, kind, fl, vin.dt, pt_src_bits(vin.b, sz, off), k, mean);
-  }
-  return s;
+void pt_row_add(in pt_view_row src, inout pt_acc s, int kind, bool fl, int64_t k, double mean) {
+  const int64_t off = src.io + (src.isflat ? k * src.istr[PT_MAX_RANK - 1] : pt_offset_of(k, PT_MAX_RANK, src.ishape, src.istr));
+  pt_add_raw(s, kind, fl, src.dt, pt_src_bits(src.b, pt_dtype_size(src.dt), off), k, mean);
 }
 
 /* Unit-stride rows of sum, mean, any, all, count_nonzero, max and min (CUDA's pt_fast_row):
@@ -320,74 +305,17 @@ pt_acc pt_fast_part(uint64_t row, int dt, int kind, int body, int64_t n) {
   PT_FAST_VECTORS
   return s;
 }
+bool pt_row_fast_has(int kind, int dt) { return pt_fast_body(kind, dt) >= 0; }
+pt_acc pt_row_fast(in pt_view_row src, int kind, bool fl, int64_t n, int tid) {
+  const uint64_t row = src.b + uint64_t(src.io * int64_t(pt_dtype_size(src.dt)));
+  return pt_fold(pt_fast_part(row, src.dt, kind, pt_fast_body(kind, src.dt), n), kind, fl, tid);
+}
+${rowPasses(GLSL_REDUCE)}`;
 
-`;
+/** The rows of a reduce-like main() (templates/reduce_rows.ts reduceRows), after its inner dims and views. */
+const REDUCE_ROWS = reduceRows(GLSL_REDUCE);
 
-/**
- * The rows of a reduce-like main(): each row at element io of the source's view vin
- * (io = vin.off + its outer offset) reduced into vout, given op, orank/oshape/onum
- * (the rows), n/ishape/istr/isflat (the inner dims, coalesced).
- */
-const REDUCE_ROWS = String.raw`
-  const bool fl = pt_is_float(vin.dt) || op == R_VAR || op == R_STD;
-  const bool first = gl_LocalInvocationID.x == 0u;
-  /* Sum, count, max and min over unit-stride rows whose elements are aligned (always, for
-   * buffers from the allocator) take the vectorised path where it has a body for the dtype
-   * (var and std are K_SQDEV here: never). */
-  const int fkind = pt_kind_of(op, true), body = pt_fast_body(fkind, vin.dt);
-  const bool fast = body >= 0 && isflat && istr[PT_MAX_RANK - 1] == 1l && vin.b % uint64_t(pt_dtype_size(vin.dt)) == 0ul;
-  for (int64_t row = int64_t(gl_WorkGroupID.x); row < onum; row += int64_t(gl_NumWorkGroups.x)) {
-    const int64_t io = vin.off + pt_offset_of(row, orank, oshape, vin.st);
-    const int64_t oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
-    if (n == 0l) {
-      if (first) pt_reduce_empty(op, vout, oo);
-      continue;
-    }
-    /* var and std first take the mean (a K_SUM pass); one copy of each pass and of the tree
-     * serves both passes, which keeps the program small for drivers that run every branch
-     * under a mask (lavapipe). */
-    double mean = 0.0lf;
-    pt_acc s;
-    for (int pass = op == R_VAR || op == R_STD ? 0 : 1; pass < 2; pass++) {
-      const int kind = pass == 0 ? K_SUM : fkind;
-      if (fast) s = pt_fast_part(vin.b + uint64_t(io * int64_t(pt_dtype_size(vin.dt))), vin.dt, kind, body, n);
-      else s = pt_reduce_part(vin, kind, fl, io, n, ishape, istr, isflat, mean);
-      s = pt_fold(s, kind, fl);
-      if (pass == 0) mean = pt_div(s.f, double(n));
-    }
-    if (first) pt_reduce_store(op, s, fl, n, vout, oo); /* the others go on to the next row's barriers, which wait for it */
-  }
-`;
-
-export const REDUCE = REDUCE_BITS + VIEW_SOURCE + REDUCE_PARTS + String.raw`
-/* reduce [op, ddof, orank, oshape x8, irank, ishape x8, IN VIEW (outer strides),
- *         in inner stride x8, OUT VIEW (outer strides)]; ROW launch over the outputs. */
-void main() {
-  const int op = int(PT_P.a[0]);
-  const int orank = int(PT_P.a[2]);
-  /* Inner dims past irank are size 1 (stride 0), which leaves the row-major position ->
-   * offset map unchanged, so offsets are taken over all 8 dims. */
-  const int irank = int(PT_P.a[11]);
-  int64_t oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
-  const int64_t onum = pt_shape_at(3, orank, oshape);
-  const int64_t n = pt_shape_at(12, irank, ishape);
-  for (int d = 0; d < PT_MAX_RANK; d++) istr[d] = d < irank ? PT_A(31 + d) : 0l;
-  /* Coalesce: move size-1 dims outward and merge dims that are contiguous with the next;
-   * neither changes the row-major position -> offset map, so argmax's answer is kept. */
-  for (int d = 1; d < PT_MAX_RANK; d++) {
-    if (ishape[d] == 1l) {
-      ishape[d] = ishape[d - 1];
-      istr[d] = istr[d - 1];
-      ishape[d - 1] = 1l;
-    } else if (ishape[d - 1] == 1l || istr[d - 1] == istr[d] * ishape[d]) {
-      ishape[d] *= ishape[d - 1];
-      ishape[d - 1] = 1l;
-    }
-  }
-  bool isflat = true;
-  for (int d = 0; d < PT_MAX_RANK - 1; d++) isflat = isflat && ishape[d] == 1l;
-  const pt_view vin = pt_view_at(20), vout = pt_view_at(39);
-` + REDUCE_ROWS + "}\n";
+export const REDUCE = REDUCE_BITS + VIEW_SOURCE + REDUCE_PARTS + reduceKernel(GLSL_DIALECT, GLSL_REDUCE);
 
 /** ewreduce's block: [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x (nviews - 1), nconst, const x nconst]. */
 const EWREDUCE_BLOCK: EwLayout = { rank: 2, shape: 3, views: 15 };

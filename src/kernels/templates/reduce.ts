@@ -24,8 +24,8 @@ export const DOUBLE_FACC = String.raw`#define pt_facc double
  * accumulate in pt_facc (double; float-float on Metal), ints in int64 with wrap; var/std
  * make two passes (the mean, then squared deviations). argmax/argmin carry the position, a
  * fold breaks ties by the lower position (first occurrence), and the first NaN wins for
- * both. How a row's elements are read and the partial results combined is each language's
- * (cuda/, glsl/ and msl/reduce.ts: vector loads, warp shuffles, a group tree).
+ * both. The passes over a row that read the elements and combine the partial results are
+ * templates/reduce_rows.ts's, over each language's element source (cuda/, glsl/, msl/reduce.ts).
  */
 export const REDUCE_ACC = String.raw`
 #define R_SUM 0
