@@ -1,7 +1,7 @@
 /**
  * The elementwise program written once: blocks.h's bytecode (decoded and checked by
  * decode.ts, each op spelled by templates/ops.ts) as one straight-line body per element,
- * over the dialect. Both backends run the same instruction list with the same types: a
+ * over the dialect. It runs the instruction list the CPU interprets, with the same types: a
  * register becomes a fresh local per instruction, LOAD/STORE convert through the view's
  * dtype, read from the block at run time (templates/ew_io.ts), so one program serves every
  * dtype, and each op has the CPU interpreter's semantics (ew_ops.h).
