@@ -73,7 +73,7 @@ test("cuda: every unary op renders for each compute type it has", () => {
       }
       const src = unarySource(op, dt);
       assert.match(src, /extern "C" __global__ void pt_main\(const pt_params p\)/, `${op} ${dt}`);
-      assert.match(src, /pt_ew_st_\w+\(b0, dt0, q0, t1\);/, `${op} ${dt} stores`);
+      assert.match(src, /pt_ew_st_\w+\(vb0, dt0, q0, t1\);/, `${op} ${dt} stores`);
     }
   }
 });
@@ -82,7 +82,7 @@ test("cuda: every binary op renders for every compute type", () => {
   for (const op of Object.keys(BINARY) as BinaryOp[]) {
     for (const dt of COMPUTE) {
       const src = binarySource(op, dt);
-      assert.match(src, /pt_ew_ld_\w+\(b2, dt2, q2\)/, `${op} ${dt} loads input 1`);
+      assert.match(src, /pt_ew_ld_\w+\(vb2, dt2, q2\)/, `${op} ${dt} loads input 1`);
       if (dt.startsWith("int") && (op === "div" || op === "mod")) assert.match(src, /PT_KERR_INT_DIV/);
       if (dt.startsWith("int") && op === "pow") assert.doesNotMatch(src, /PT_FAIL\(PT_KERR/, "integer pow never fails");
     }

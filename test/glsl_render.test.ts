@@ -54,7 +54,7 @@ test("glsl: every unary op renders for each compute type it has", () => {
       const src = unarySource(op, dt);
       assert.match(src, /^#version 460\n/, `${op} ${dt}`);
       assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, `${op} ${dt} has one main`);
-      assert.match(src, /pt_ew_st_\w+\(b0, dt0, q0, t1\);/, `${op} ${dt} stores`);
+      assert.match(src, /pt_ew_st_\w+\(vb0, dt0, q0, t1\);/, `${op} ${dt} stores`);
     }
   }
   // transcendentals go through math.ts's double versions, never GLSL's f32 built-ins
@@ -68,13 +68,13 @@ test("glsl: every binary op renders for every compute type", () => {
   for (const op of Object.keys(BINARY) as BinaryOp[]) {
     for (const dt of COMPUTE) {
       const src = binarySource(op, dt);
-      assert.match(src, /pt_ew_ld_\w+\(b2, dt2, q2\)/, `${op} ${dt} loads input 1`);
+      assert.match(src, /pt_ew_ld_\w+\(vb2, dt2, q2\)/, `${op} ${dt} loads input 1`);
       if (dt.startsWith("int") && (op === "div" || op === "mod")) assert.match(src, /PT_KERR_INT_DIV/);
       if (dt.startsWith("int") && op === "pow") assert.doesNotMatch(src, /pt_fail\(PT_KERR/, "integer pow never fails");
     }
   }
   assert.match(binarySource("add", "float32"), /pt_add\(t0, t1\)/, "float add goes through the precise helper");
-  assert.match(binarySource("add", "int32"), /int\(uint\(t0\) \+ uint\(t1\)\)/, "integer add wraps through uint");
+  assert.match(binarySource("add", "int32"), /int\(pt_u32\(t0\) \+ pt_u32\(t1\)\)/, "integer add wraps through uint");
   assert.match(binarySource("maximum", "float64"), /isnan\(t0\) \|\| t0 > t1 \? t0 : t1/, "max propagates NaN");
   assert.match(binarySource("pow", "float32"), /pt_powf\(t0, t1\)/);
 });
@@ -224,7 +224,7 @@ test("glsl: linear-layout programs render for several dtype mixes, with the dtyp
     assert.match(src, /^#version 460\n/, name);
     assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, `${name} has one main`);
     assert.ok(src.includes(`dtypes [${dtypes.map((d) => CODE[d]).join(", ")}] fixed`), `${name} names its dtypes`);
-    assert.match(src, /const int64_t n = PT_A\(1\);/, `${name} reads n from shape[0]`);
+    assert.match(src, /const pt_i64 n = PT_A\(1\);/, `${name} reads n from shape[0]`);
     assert.match(src, /const uint64_t a0 = PT_P\.buf\[0\] \+ uint64_t\(PT_A\(12\)\) \* \d+ul;/, `${name}: view 0 is buffer 0`);
     for (
       const absent of [/pt_ew_ld_|pt_ew_st_/, /\bdt\d\b/, /pt_ew_linear|sh_st|gl_LocalInvocationID\.x == 0u/, /PT_P\.a\[0\]/, /switch \(/]
@@ -233,28 +233,28 @@ test("glsl: linear-layout programs render for several dtype mixes, with the dtyp
     }
     assert.doesNotMatch(src, /float pt_ew_ld_f32/, `${name} leaves out the general program's helpers`);
     // four elements a step as one vector when every view is aligned, then the rest one by one
-    assert.match(src, /const int64_t nv = aligned \? n \/ 4l : 0l;/, name);
-    assert.match(src, /for \(int64_t i = nv \* 4l \+ PT_FIRST; i < n; i \+= 4l \* PT_STEP\)/, name);
+    assert.match(src, /const pt_i64 nv = aligned \? n \/ pt_i64\(4\) : pt_i64\(0\);/, name);
+    assert.match(src, /for \(pt_i64 i = nv \* pt_i64\(4\) \+ PT_FIRST; i < n; i \+= pt_i64\(4\) \* PT_STEP\)/, name);
   }
   const [, f16ToU8, f16Dtypes] = linearCases()[0];
   const f16 = linearSource(f16ToU8, f16Dtypes);
   assert.match(f16, /const uvec4 V1 = uvec4\(PtV4U16\(a1 \+ uint64_t\(j\) \* 8ul\)\.v\);/, "four f16 in one 8-byte load");
   assert.match(f16, /float t0_2 = pt_f16_to_f32\(V1\.z\);/, "lane 2 converts f16 at compile time");
   assert.match(f16, /PtV4U8\(a0 \+ uint64_t\(j\) \* 4ul\)\.v = u8vec4\(V0\);/, "four u8 in one 4-byte store");
-  assert.match(f16, /const bool aligned = \(a0 & 3ul\) == 0ul && \(a1 & 7ul\) == 0ul;/);
-  assert.match(f16, /const int t3_1 = int\(\(4l \* j \+ 1l\)\);/, "INDEX is the element's index in the vector path");
+  assert.match(f16, /const bool aligned = \(a0 & pt_u64\(3\)\) == pt_u64\(0\) && \(a1 & pt_u64\(7\)\) == pt_u64\(0\);/);
+  assert.match(f16, /const int t3_1 = int\(\(pt_i64\(4\) \* j \+ pt_i64\(1\)\)\);/, "INDEX is the element's index in the vector path");
   assert.match(f16, /const int t3_0 = int\(i0\);/, "and in the scalar path");
-  assert.match(f16, /pt_put_u8\(a0, i3, \(uint\(int64_t\(t6_3\)\) & 0xffu\)\);/, "u8 stores wrap as pt_st_i64 does");
+  assert.match(f16, /pt_put_u8\(a0, i3, \(pt_u32\(pt_i64\(t6_3\)\) & pt_u32\(255\)\)\);/, "u8 stores wrap as pt_st_i64 does");
   const i64 = linearSource(linearCases()[1][1], linearCases()[1][2]);
   assert.match(i64, /const i64vec4 V1 = PtV4I64\(a1 \+ uint64_t\(j\) \* 32ul\)\.v;/);
   assert.match(i64, /const ivec4 V2 = PtV4I32\(a2 \+ uint64_t\(j\) \* 16ul\)\.v;/);
-  assert.match(i64, /if \(t\d_0 == int64_t\(0\)\) \{ PT_FAIL\(PT_KERR_INT_DIV, \(4l \* j \+ 0l\), 0, 0\); return; \}/);
+  assert.match(i64, /if \(t\d_0 == pt_i64\(0\)\) \{ PT_FAIL\(PT_KERR_INT_DIV, \(pt_i64\(4\) \* j \+ pt_i64\(0\)\), 0, 0\); return; \}/);
   assert.match(i64, /pt_i64 pt_idiv\(pt_i64 a, pt_i64 d\)/, "integer division brings its helpers");
   assert.doesNotMatch(linearSource(linearCases()[0][1], linearCases()[0][2]), /pt_idiv/, "others leave them out");
   const bool = linearSource(linearCases()[3][1], linearCases()[3][2]);
-  assert.match(bool, /int t0_0 = \(V1\.x != 0u \? 1 : 0\);/, "a bool loads as nonzero");
+  assert.match(bool, /int t0_0 = \(V1\.x != pt_u32\(0\) \? int\(1\) : int\(0\)\);/, "a bool loads as nonzero");
   assert.match(bool, /double t\d_1 = V2\.y;/, "an f64 loads as is");
-  assert.match(bool, /V0\.w = \(int64_t\(t\d_3\) != 0l \? 1u : 0u\);/, "a bool stores as nonzero");
+  assert.match(bool, /V0\.w = \(pt_i64\(t\d_3\) != pt_i64\(0\) \? pt_u32\(1\) : pt_u32\(0\)\);/, "a bool stores as nonzero");
   const index = linearSource(linearCases()[6][1], ["float32"]);
   assert.doesNotMatch(index, /const \w+ V\d = /, "a program without inputs loads no vector");
   assert.match(index, /PtV4F32\(a0 \+ uint64_t\(j\) \* 16ul\)\.v = V0;/);
@@ -323,14 +323,14 @@ test("glsl: ewreduce programs run reduce's body over the expression's values", (
     assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, `${name} has one main`);
     assert.ok(src.includes(body(reduce).slice(0, -1)), `${name}: reduce's passes, word for word`);
     assert.match(src, /void pt_ew_value\(int64_t i, out \w+ value\)/, name);
-    assert.doesNotMatch(src, /pt_ew_st_\w+\(b0/, `${name} stores no element of the expression`);
+    assert.doesNotMatch(src, /pt_ew_st_\w+\(vb0/, `${name} stores no element of the expression`);
     assert.match(src, /const int64_t onum = PT_A\(12\), n = PT_A\(13\);/, `${name} reads rows and row length`);
     assert.match(src, /vin\.off = PT_A\(11\);/, `${name} starts at element start`);
     assert.match(src, /const pt_view vout = pt_view_at\(15\);/, `${name}: OUT is view 0`);
   }
   const f32 = ewReduceSource(expr, 2);
-  assert.match(f32, /b1 = PT_P\.buf\[int\(PT_P\.a\[26\]\)\];/, "input 0 is view 1, after OUT");
-  assert.match(f32, /b2 = PT_P\.buf\[int\(PT_P\.a\[37\]\)\];/);
+  assert.match(f32, /vb1 = PT_BUF\(26\);/, "input 0 is view 1, after OUT");
+  assert.match(f32, /vb2 = PT_BUF\(37\);/);
   assert.match(f32, /t1 = float\(PT_P\.a\[49\]\);/, "const 0 follows nconst at 15 + 11 * nviews");
   assert.match(f32, /vin\.dt = PT_F32;/);
   assert.match(f32, /return uint64_t\(floatBitsToUint\(v\)\);/, "an f32 value is reduced as its bits");
@@ -339,7 +339,7 @@ test("glsl: ewreduce programs run reduce's body over the expression's values", (
   const div = ewReduceSource(ewReduceCases()[2][1], 2);
   assert.match(div, /PT_FAIL\(PT_KERR_INT_DIV, i, 0, 0\); return; \}/, "a division by zero reports its element");
   assert.match(div, /vin\.dt = PT_I64;/);
-  assert.match(div, /b2 = PT_P\.buf\[int\(PT_P\.a\[37\]\)\];/);
+  assert.match(div, /vb2 = PT_BUF\(37\);/);
   let wide: Expr = load(0, "float32");
   for (let i = 1; i < 19; i++) wide = binary("add", wide, load(i, "float32"), "float32");
   const c4: Expr = { k: "const", index: 4, dtype: "float32" };

@@ -104,7 +104,7 @@ test("hip: every elementwise op renders, as the CUDA program plus HIP's rewrites
     const src = hipElementwiseSource(expr, n);
     assert.ok(src.startsWith(HIP_PART), name);
     checkBounds(src, name);
-    assert.match(src, /pt_ew_st_\w+\(b0, dt0, q0, t\d+\);/, `${name} stores`);
+    assert.match(src, /pt_ew_st_\w+\(vb0, dt0, q0, t\d+\);/, `${name} stores`);
     assert.equal(undo(src), unbounded(cudaElementwiseSource(expr, n)), name);
   }
   for (const op of FLOAT_ONLY_UNARY) assert.throws(() => hipElementwiseSource(unaryExpr(op, "int32"), 1), /needs a float ctype/);

@@ -105,7 +105,7 @@ test("msl: every unary op renders for each compute type it has", () => {
       }
       const src = unarySource(op, dt);
       assert.match(src, /pt_ew_st_\w+\(vb0, dt0, q0, t1\);/, `${op} ${dt} stores`);
-      if (dt === "float64") assert.match(src, /pt_df t0 = pt_ew_ld_df\(vb1, dt1, q1\);/, `${op}: f64 registers are df`);
+      if (dt === "float64") assert.match(src, /pt_df t0 = pt_ew_ld_f64\(vb1, dt1, q1\);/, `${op}: f64 registers are df`);
     }
   }
   assert.match(unarySource("log1p", "float32"), /pt_log1p\(t0\)/, "MSL has no log1p: the helper");
@@ -121,7 +121,7 @@ test("msl: every binary op renders for every compute type", () => {
       if (dt.startsWith("int") && op === "pow") assert.doesNotMatch(src, /pt_fail\(err, PT_KERR/, "integer pow never fails");
     }
   }
-  assert.match(binarySource("add", "int32"), /int\(uint\(t0\) \+ uint\(t1\)\)/, "integer add wraps");
+  assert.match(binarySource("add", "int32"), /int\(pt_u32\(t0\) \+ pt_u32\(t1\)\)/, "integer add wraps");
   assert.match(binarySource("add", "float32"), /pt_add\(t0, t1\)/, "float add rounds once");
   assert.match(binarySource("mul", "float64"), /pt_df_mul\(t0, t1\)/, "f64 multiply in float-float");
   assert.match(binarySource("pow", "float32"), /pt_pow\(t0, t1\)/, "pow with C's negative-base rules");

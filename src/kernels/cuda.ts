@@ -28,7 +28,8 @@ import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { CUDA_DIALECT, PREAMBLE } from "./cuda/preamble.ts";
 import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
-import { renderElementwise, renderElementwiseReduce } from "./cuda/elementwise.ts";
+import { CUDA_EW, renderElementwiseReduce } from "./cuda/elementwise.ts";
+import { ewPrograms, ewSourceOf } from "./templates/ew_linear.ts";
 import { REDUCE } from "./cuda/reduce.ts";
 import { scan } from "./templates/reduce.ts";
 import { sort, type SortPlan } from "./templates/sort.ts";
@@ -57,9 +58,7 @@ export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
 };
 
 /** CUDA C source of an elementwise program, from its bytecode (for tests and tools). */
-export function cudaElementwiseSource(expr: Expr, ninputs: number): string {
-  return renderElementwise(encodeBytecode(expr, ninputs));
-}
+export const cudaElementwiseSource = ewSourceOf(CUDA_EW);
 
 /** CUDA C source of an "ewreduce" program (a reduction of the expression's values), from its bytecode. */
 export function cudaElementwiseReduceSource(expr: Expr, ninputs: number, op?: number): string {
@@ -75,4 +74,4 @@ export function cudaTemplateSource(name: string): string {
   return PREAMBLE + body;
 }
 
-export const cudaRenderer: Renderer = sourceRenderer("cuda", renderElementwise, cudaTemplateSource, true, renderElementwiseReduce, true);
+export const cudaRenderer: Renderer = sourceRenderer("cuda", ewPrograms(CUDA_EW), cudaTemplateSource, true, renderElementwiseReduce, true);

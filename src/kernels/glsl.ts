@@ -21,11 +21,11 @@
  * glslangValidator exists, that each program compiles to valid SPIR-V for Vulkan 1.2.
  */
 import { type Renderer, sourceRenderer } from "./launch.ts";
-import { encodeBytecode, type Expr } from "./ir.ts";
 import { GLSL_DIALECT, PREAMBLE } from "./glsl/preamble.ts";
 import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { MATH } from "./glsl/math.ts";
-import { renderElementwise } from "./glsl/elementwise.ts";
+import { GLSL_EW } from "./glsl/elementwise.ts";
+import { ewPrograms, ewSourceOf } from "./templates/ew_linear.ts";
 import { REDUCE, renderEwReduce } from "./glsl/reduce.ts";
 import { scan } from "./templates/reduce.ts";
 import { sort, type SortPlan } from "./templates/sort.ts";
@@ -55,9 +55,7 @@ export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
 const USES_MATH = new Set(["philox"]);
 
 /** GLSL source of an elementwise program, from its bytecode (for tests and tools). */
-export function glslElementwiseSource(expr: Expr, ninputs: number): string {
-  return renderElementwise(encodeBytecode(expr, ninputs));
-}
+export const glslElementwiseSource = ewSourceOf(GLSL_EW);
 
 /** GLSL source of a template kind. */
 export function glslTemplateSource(name: string): string {
@@ -68,4 +66,4 @@ export function glslTemplateSource(name: string): string {
   return PREAMBLE + (USES_MATH.has(name) ? MATH : "") + body;
 }
 
-export const glslRenderer: Renderer = sourceRenderer("glsl", renderElementwise, glslTemplateSource, true, renderEwReduce);
+export const glslRenderer: Renderer = sourceRenderer("glsl", ewPrograms(GLSL_EW), glslTemplateSource, true, renderEwReduce);

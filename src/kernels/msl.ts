@@ -28,7 +28,8 @@ import { encodeBytecode, type Expr } from "./ir.ts";
 import { MSL_DIALECT, PREAMBLE } from "./msl/preamble.ts";
 import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { DF_HELPERS } from "./msl/df.ts";
-import { renderElementwise, renderEwReduce } from "./msl/elementwise.ts";
+import { MSL_EW, renderEwReduce } from "./msl/elementwise.ts";
+import { ewPrograms, ewSourceOf } from "./templates/ew_linear.ts";
 import { REDUCE } from "./msl/reduce.ts";
 import { scan } from "./templates/reduce.ts";
 import { sort, type SortPlan } from "./templates/sort.ts";
@@ -57,9 +58,7 @@ export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
 };
 
 /** MSL source of an elementwise program, from its bytecode (for tests and tools). */
-export function mslElementwiseSource(expr: Expr, ninputs: number): string {
-  return renderElementwise(encodeBytecode(expr, ninputs));
-}
+export const mslElementwiseSource = ewSourceOf(MSL_EW);
 
 /** MSL source of a template kind. */
 export function mslTemplateSource(name: string): string {
@@ -75,4 +74,4 @@ export function mslElementwiseReduceSource(expr: Expr, ninputs: number): string 
   return renderEwReduce(encodeBytecode(expr, ninputs));
 }
 
-export const mslRenderer: Renderer = sourceRenderer("msl", renderElementwise, mslTemplateSource, false, renderEwReduce);
+export const mslRenderer: Renderer = sourceRenderer("msl", ewPrograms(MSL_EW), mslTemplateSource, false, renderEwReduce);

@@ -1,10 +1,8 @@
 /**
- * Elementwise programs: blocks.h's bytecode rendered as one straight-line MSL body per
- * element, as src/kernels/cuda/elementwise.ts does for CUDA. A register becomes a fresh
- * local per instruction; LOAD/STORE convert through the view's dtype, read from the block
- * at run time, so one program serves every dtype; each op has the CPU interpreter's
- * semantics (ew_ops.h): integer wrap, floor division and Python modulo with an error on
- * zero, NaN-propagating max/min, rint for round.
+ * Metal's elementwise programs: the template's (templates/elementwise.ts) in MSL's spelling
+ * of the ops, with its own ops for f64 registers, and the ewreduce program over Metal's
+ * reduce row. Metal runs the general program for every layout (no linear-layout program:
+ * none was ever measured on a Mac).
  *
  * Compute types: f32 is float, i32 int, i64 long. f64 registers (the CPU's double, which
  * creation ops use for the index and constants) are float-float pt_df values (df.ts):
@@ -12,17 +10,15 @@
  * for transcendental ops and pow. Constants arrive from the driver as an exact integer
  * (ai) or a float (af): an integer constant is exact, any other is rounded to float.
  */
-import { KERNEL_HEAD, PREAMBLE } from "./preamble.ts";
+import { KERNEL_HEAD, MSL_DIALECT, PREAMBLE } from "./preamble.ts";
 import { DF_HELPERS, f32 } from "./df.ts";
 import { EW_HELPERS } from "./ew_helpers.ts";
 import { REDUCE_CORE } from "./reduce.ts";
-import { decodeElementwise, type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
-import { opsEmitter } from "../templates/ops.ts";
+import { type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
+import { opsEmitter, type OpSpelling } from "../templates/ops.ts";
+import { commonSpelling, ctypes, ewLines, type EwPlan, place, range, SUFFIX } from "../templates/elementwise.ts";
 
-const MAX_ARGS = 240; // PT_MTL_MAX_ARGS: the whole block must fit in pt_mtl_params
-const CTYPE = ["float", "pt_df", "int", "long"];
-const SUFFIX = ["f32", "df", "i32", "i64"];
-const UTYPE = ["", "", "uint", "ulong"];
+const CTYPE = ctypes("pt_df");
 
 type Op = (x: string) => string;
 /** Float functions, by op, that a df register computes on its float part. */
@@ -91,12 +87,8 @@ function castDf(x: string, to: number, from: number): string {
 const MSL_FN: Record<string, string> = { log1p: "pt_log1p", erf: "pt_erf", pow: "pt_pow" };
 
 /** MSL's spelling of the ops (templates/ops.ts) for f32, i32 and i64 registers. */
-const F32_OPS = opsEmitter({
-  renderer: "msl renderer",
-  params: "pt_mtl_params",
-  maxArgs: MAX_ARGS,
-  ctype: CTYPE,
-  utype: UTYPE,
+const SPELLING: OpSpelling = {
+  ...commonSpelling("msl renderer", "pt_mtl_params", "pt_df"),
   lit: (_, v) => v.includes(".") ? f32(Math.fround(Number(v))) : `${v}.0f`,
   math: (name) => MSL_FN[name] ?? name,
   isnan: (x) => `${x} != ${x}`,
@@ -104,119 +96,30 @@ const F32_OPS = opsEmitter({
   isfinite: (x) => `fabs(${x}) < PT_INF_F`,
   nonzero: (x) => `pt_nz(${x})`,
   iszero: (x) => `!pt_nz(${x})`,
-  load: (ct, v) => `pt_ew_ld_${SUFFIX[ct]}(vb${v}, dt${v}, @q${v})`,
   constant: (ct, k) => ct === F32 ? `PT_F(${k})` : `pt_const_${SUFFIX[ct]}(p, ${k})`,
   index: (ct) => ct === I64 ? "@i" : ct === I32 ? "pt_wrap32(@i)" : ct === F64 ? "pt_df_of_long(@i)" : "(float)@i",
-  onError: "@ret",
-});
-
-/** MSL's spelling of the ops: templates/ops.ts's, with df registers' own. */
-const EMITTER: EwEmitter = {
-  ...F32_OPS,
-  cast: (x, to, from) => to === from || (to !== F64 && from !== F64) ? F32_OPS.cast(x, to, from) : castDf(x, to, from),
-  unary: (op, x, ct) => ct === F64 ? UNARY_DF[op]?.(x) : F32_OPS.unary(op, x, ct),
-  binary: (op, x, y, ct, body) => ct === F64 ? binaryDf(op, x, y) : F32_OPS.binary(op, x, y, ct, body),
+  onError: "return;",
 };
+const F32_OPS = opsEmitter(SPELLING);
 
-/** Elements per thread per step of the contiguous path: their loads are all issued first. */
-const UNROLL = 4;
-
-/**
- * A bytecode's instructions as MSL lines, before a program places them, with placeholders:
- * `@u` (the unit's suffix), `@i` (the element index), `@q<v>` (view v's element offset) and
- * `@ret` (the statement that ends the element after a failing integer op has reported).
- * `firstView` is the block slot of view 0 (ew: 10, ewreduce: 15); `store` is the register
- * STORE writes and its compute type.
- */
-function parseBytecode(words: Int32Array, firstView: number) {
-  return decodeElementwise(words, firstView, EMITTER);
+/** MSL's spelling of the ops: templates/ops.ts's, with df registers' own; a failing integer op reports, then runs `onError`. */
+function emitter(onError: string): EwEmitter {
+  const ops = opsEmitter({ ...SPELLING, onError });
+  return {
+    ...ops,
+    cast: (x, to, from) => to === from || (to !== F64 && from !== F64) ? ops.cast(x, to, from) : castDf(x, to, from),
+    unary: (op, x, ct) => ct === F64 ? UNARY_DF[op]?.(x) : ops.unary(op, x, ct),
+    binary: (op, x, y, ct, body) => ct === F64 ? binaryDf(op, x, y) : ops.binary(op, x, y, ct, body),
+  };
 }
 
-/** Places instruction lines: each indented, with the placeholders of one element filled in. */
-const place = (lines: string[], indent: string, u: string, i: string, q: (v: string) => string, ret = "return;") =>
-  lines.map((l) => indent + l.replaceAll("@ret", ret).replaceAll("@u", u).replaceAll("@i", i).replace(/@q(\d+)/g, (_, v) => q(v))).join(
-    "\n",
-  );
-
-/** The pt_main of an elementwise program, from its bytecode (parseBytecode's lines placed per path). */
-export function renderElementwise(words: Int32Array): string {
-  const { nviews, hoisted: consts, loads, body: ops, store } = parseBytecode(words, 10);
-  const body = [...ops, `pt_ew_st_${SUFFIX[store.ct]}(vb0, dt0, @q0, ${store.reg});`];
-  const hoisted = consts.map((h) => `  const ${h.T} ${h.name} = ${h.expr};`);
-
-  const views = Array.from({ length: nviews }, (_, v) => v);
-  const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
-  const zero = (T: string) => T === "pt_df" ? "pt_df_of(0.0f)" : "0";
-  const units = Array.from({ length: UNROLL }, (_, u) => u);
-  const linearLoads = units.map((u) =>
-    [
-      `      const long i${u} = i + ${u} * PT_STEP;`,
-      ...loads.map((l) => `      ${l.T} ${l.name} = ${zero(l.T)};\n      if (i${u} < n) ${l.name} = ${l.expr};`),
-    ].join("\n").replaceAll("@u", `_${u}`).replace(/@q(\d+)/g, (_, v) => `o${v} + i${u}`)
-  );
-  const linearBody = units.map((u) =>
-    `      if (i${u} < n) {\n${place(body, "        ", `_${u}`, `i${u}`, (v) => `o${v} + i${u}`)}\n      }`
-  );
-  const generalLoads = loads.map((l) => `${l.T} ${l.name} = ${l.expr};`);
-  return `${PREAMBLE}${DF_HELPERS}${EW_HELPERS}
-/* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
- * ELEMENT launch over the output's elements. */
-${KERNEL_HEAD}
-  threadgroup long sh_shape[PT_MAX_RANK];
-  threadgroup long sh_st[${nviews}][PT_MAX_RANK];
-  const int rank = (int)PT_A(0);
-  long n = 1;
-  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < rank ? PT_A(1 + d) : 1;
-${
-    each((v) =>
-      `  const pt_ptr vb${v} = B[(int)PT_A(${10 + 11 * v}) & (PT_MTL_MAX_BUFS - 1)];
-  const int dt${v} = (int)PT_A(${11 + 11 * v});
-  const long o${v} = PT_A(${12 + 11 * v});`
-    )
-  }
-  /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
-  const bool dense_all = ${each((v) => `pt_ew_linear(PT_PASS 1, ${13 + 11 * v}, rank)`, " && ")};
-${hoisted.join("\n")}
-  if (dense_all) {
-    for (long i = PT_FIRST; i < n; i += ${UNROLL} * PT_STEP) {
-${linearLoads.join("\n")}
-${linearBody.join("\n")}
-    }
-    return;
-  }
-  /* Strided views: shape and strides in threadgroup memory; under 2^31 elements the
-   * coordinates are found in 32 bits. */
-  if (lid == 0) {
-    for (int d = 0; d < PT_MAX_RANK; d++) {
-      sh_shape[d] = d < rank ? PT_A(1 + d) : 1;
-${each((v) => `      sh_st[${v}][d] = PT_A(${13 + 11 * v} + d);`)}
-    }
-  }
-  PT_BARRIER;
-  const bool narrow32 = n <= 0x7fffffff;
-  for (long i = PT_FIRST; i < n; i += PT_STEP) {
-    long ${each((v) => `q${v} = o${v}`, ", ")};
-    if (narrow32) {
-      uint r = (uint)i;
-      for (int d = rank - 1; d >= 0; d--) {
-        const uint e = (uint)sh_shape[d], c = r % e;
-        r /= e;
-${each((v) => `        q${v} += (long)c * sh_st[${v}][d];`)}
-      }
-    } else {
-      long r = i;
-      for (int d = rank - 1; d >= 0; d--) {
-        const long c = r % sh_shape[d];
-        r /= sh_shape[d];
-${each((v) => `        q${v} += c * sh_st[${v}][d];`)}
-      }
-    }
-${place(generalLoads, "    ", "", "i", (v) => `q${v}`)}
-${place(body, "    ", "", "i", (v) => `q${v}`)}
-  }
-}
-`;
-}
+/** Metal's plan for the elementwise template: its f64 register's zero is a float-float. */
+export const MSL_EW: EwPlan = {
+  dialect: MSL_DIALECT,
+  emitter,
+  head: () => `${PREAMBLE}${DF_HELPERS}${EW_HELPERS}`,
+  zero: ["0", "pt_df_of(0.0f)", "0", "0"],
+};
 
 /**
  * Per compute type of E (F32, F64, I32, I64): its value x as the reduce template's loads
@@ -239,11 +142,12 @@ const E_READS = [
  * integer op reports its element, as ew does, and gives 0 (the reduction runs on).
  */
 export function renderEwReduce(words: Int32Array): string {
-  const { ninputs, hoisted, loads, body, store } = parseBytecode(words, 15);
+  // A failing op ends the element with a zero of E's type, known once the bytecode is read.
+  const { ninputs, hoisted, loads, body: lines, store } = ewLines(MSL_EW, words, 15, "@ret");
+  const body = lines.map((l) => l.replaceAll("@ret", `return ${MSL_EW.zero[store.ct]};`));
   const T = CTYPE[store.ct], reads = E_READS[store.ct];
-  const inputs = Array.from({ length: ninputs }, (_, k) => k + 1);
+  const inputs = range(ninputs, 1);
   const each = (f: (v: number) => string, sep = "\n") => inputs.map(f).join(sep);
-  const zero = T === "pt_df" ? "pt_df_of(0.0f)" : "0";
   const coords = ninputs === 0 ? "" : `  long ${each((v) => `q${v} = s.v[${v - 1}].off`, ", ")};
   if (s.lin) {
 ${each((v) => `    q${v} += i;`)}
@@ -261,7 +165,7 @@ ${each((v) => `      q${v} += c * s.v[${v - 1}].st[d];`)}
   const ${T} x = pt_ew_value(s, s.base + k);
   return ${read};
 }`;
-  return `${PREAMBLE}${DF_HELPERS}${EW_HELPERS}
+  return `${MSL_EW.head(0, { math: true, ints: true }, true)}
 /* ewreduce's element source: E's element i is the expression's value there, of type ${T}. */
 typedef struct {
   device pt_mtl_error *err;
@@ -274,7 +178,7 @@ inline ${T} pt_ew_value(const thread pt_ew_row &s, long i) {
   device pt_mtl_error *err = s.err;
 ${each((v) => `  const pt_ptr vb${v} = s.v[${v - 1}].b;\n  const int dt${v} = s.v[${v - 1}].dt;`)}
 ${hoisted.map((h) => `  const ${h.T} ${h.name} = s.${h.name};\n`).join("")}${coords}${
-    place([...loads.map((l) => `const ${l.T} ${l.name} = ${l.expr};`), ...body], "  ", "", "i", (v) => `q${v}`, `return ${zero};`)
+    place([...loads.map((l) => `const ${l.T} ${l.name} = ${l.expr};`), ...body], "  ", "", "i", (v) => `q${v}`)
   }
   return ${store.reg.replaceAll("@u", "")};
 }

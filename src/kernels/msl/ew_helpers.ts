@@ -10,14 +10,14 @@ import { ewIo } from "../templates/ew_io.ts";
  */
 /** Helpers only elementwise programs use (ew_io.h's loads and stores, ew_ops.h's ops). */
 export const EW_HELPERS = String.raw`${ewIo(false)}
-inline pt_df pt_ew_ld_df(pt_ptr b, int dt, long i) {
+inline pt_df pt_ew_ld_f64(pt_ptr b, int dt, long i) {
   return dt == PT_BOOL ? pt_df_of((float)(b[i] != 0)) : pt_ld_df(b, dt, i);
 }
 /* An f64 register is stored as the CPU's pt_st_f64 stores one. */
-#define pt_ew_st_df pt_st_df
+#define pt_ew_st_f64 pt_st_df
 
 /* Constants: the CPU converts the slot's f64 value; an integer slot is exact in ai. */
-inline pt_df pt_const_df(constant pt_mtl_params &p, int k) { return PT_A(k) != 0 ? pt_df_of_long(PT_A(k)) : pt_df_of(PT_F(k)); }
+inline pt_df pt_const_f64(constant pt_mtl_params &p, int k) { return PT_A(k) != 0 ? pt_df_of_long(PT_A(k)) : pt_df_of(PT_F(k)); }
 inline long pt_const_i64(constant pt_mtl_params &p, int k) { return PT_A(k) != 0 ? PT_A(k) : pt_f2i64(PT_F(k)); }
 inline int pt_const_i32(constant pt_mtl_params &p, int k) {
   const long v = PT_A(k);

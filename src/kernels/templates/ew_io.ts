@@ -1,80 +1,116 @@
 /**
- * The elementwise programs' loads and stores between a view's dtype (read at run time) and
- * a compute type, written once (native ew_io.h is the CPU's): a float -> int conversion
- * truncates with NaN -> 0 and saturates, an int -> narrower int keeps the low bits, bool
- * is 0 or 1 and any nonzero (NaN too) stores as 1. They read and write through the
- * dialect's raw accessors (pt_raw_<t>(b, i), pt_put_<t>(b, i, v): element i of buffer b as
- * t's bits, u8 and u16 as pt_u32). f64 views and registers exist where the language has a
- * double (Metal's f64 registers are float-float: msl/ew_helpers.ts loads and stores them).
+ * The elementwise programs' loads and stores between a view's dtype and a compute type,
+ * written once (native ew_io.h is the CPU's): a float -> int conversion truncates with NaN
+ * -> 0 and saturates, an int -> narrower int keeps the low bits, bool is 0 or 1 and any
+ * nonzero (NaN too) stores as 1. Each conversion is one expression of a dtype's raw value
+ * (fromRaw, toRaw), over the dialect's raw accessors (pt_raw_<t>(b, i), pt_put_<t>(b, i, v):
+ * element i of buffer b as t's bits, u8 and u16 as pt_u32). The general program's helpers
+ * (ewIo) switch over them with the dtype read at run time; the linear-layout program
+ * (ew_linear.ts) writes the one its fixed dtype needs. f64 views and registers exist where
+ * the language has a double (Metal's f64 registers are float-float: msl/ew_helpers.ts loads
+ * and stores them).
  */
+import { F32, F64, I32 } from "../decode.ts";
+
+/** dtype codes (dtype.ts), and the preambles' names for them. */
+const D_F32 = 0, D_F16 = 1, D_BF16 = 2, D_F64 = 3, D_I32 = 4, D_I64 = 5, D_U8 = 6, D_BOOL = 7;
+const DT_NAME = ["PT_F32", "PT_F16", "PT_BF16", "PT_F64", "PT_I32", "PT_I64", "PT_U8", "PT_BOOL"];
+
+/**
+ * Per dtype code: bytes per element, and the name `t` of its raw accessors (pt_raw_<t>,
+ * pt_put_<t>) and of the vector kind that moves four (f16 and bf16 as u16 bits, bool as u8).
+ */
+export const DTYPE_IO: readonly { size: number; t: string }[] = [
+  { size: 4, t: "f32" },
+  { size: 2, t: "u16" },
+  { size: 2, t: "u16" },
+  { size: 8, t: "f64" },
+  { size: 4, t: "i32" },
+  { size: 8, t: "i64" },
+  { size: 1, t: "u8" },
+  { size: 1, t: "u8" },
+];
+
+/**
+ * A raw element x of dtype dt (as pt_raw_<t> gives it: float, double, int, pt_i64, or the
+ * bits of f16/bf16/u8/bool) converted to compute type ct.
+ */
+export function fromRaw(x: string, ct: number, dt: number): string {
+  const f32 = dt === D_F16 ? `pt_f16_to_f32(${x})` : dt === D_BF16 ? `pt_bf16_to_f32(${x})` : x; // F32, F16, BF16
+  const isF = dt === D_F32 || dt === D_F16 || dt === D_BF16;
+  const bool = (T: string) => `(${x} != pt_u32(0) ? ${T}(1) : ${T}(0))`;
+  switch (ct) {
+    case F32:
+      return isF ? f32 : dt === D_BOOL ? bool("float") : `float(${x})`;
+    case F64:
+      return isF ? `double(${f32})` : dt === D_F64 ? x : dt === D_BOOL ? bool("double") : `double(${x})`;
+    case I32:
+      if (isF || dt === D_F64) return `pt_f2i32(${f32})`;
+      return dt === D_I32 ? x : dt === D_BOOL ? bool("int") : dt === D_I64 ? `pt_wrap32(${x})` : `int(${x})`;
+    default:
+      if (isF || dt === D_F64) return `pt_f2i64(${f32})`;
+      return dt === D_I64 ? x : dt === D_BOOL ? bool("pt_i64") : `pt_i64(${x})`;
+  }
+}
+
+/** A double d (or a float, but to f64) as pt_st_f64 stores it in dtype dt (not f32, f16 or bf16), as pt_put_<t> takes it. */
+function rawOfF64(d: string, dt: number): string {
+  if (dt === D_F64) return d;
+  if (dt === D_BOOL) return `(${d} != double(0) ? pt_u32(1) : pt_u32(0))`; // NaN is nonzero
+  return dt === D_I32 ? `pt_f2i32(${d})` : dt === D_I64 ? `pt_f2i64(${d})` : `(pt_u32(pt_f2i64(${d})) & pt_u32(255))`;
+}
+
+/** A pt_i64 v as pt_st_i64 stores it in dtype dt (not a float dtype but f64). */
+function rawOfI64(v: string, dt: number): string {
+  if (dt === D_I32) return `pt_wrap32(${v})`;
+  if (dt === D_I64) return v;
+  if (dt === D_U8) return `(pt_u32(${v}) & pt_u32(255))`;
+  return dt === D_BOOL ? `(${v} != pt_i64(0) ? pt_u32(1) : pt_u32(0))` : `double(${v})`;
+}
+
+/** A value v of compute type ct as dtype dt's raw value: f32, f16 and bf16 from f32 (an f64 through f32). */
+export function toRaw(v: string, ct: number, dt: number): string {
+  const f = ct === F32 ? v : `float(${v})`;
+  if (dt === D_F32) return f;
+  if (dt === D_F16) return `pt_f32_to_f16(${f})`;
+  if (dt === D_BF16) return `pt_f32_to_bf16(${f})`;
+  if (ct === F64) return rawOfF64(v, dt);
+  if (ct === F32) {
+    return dt === D_BOOL ? `(pt_f32_nz(${v}) ? pt_u32(1) : pt_u32(0))` : dt === D_F64 ? `double(${v})` : rawOfF64(v, dt);
+  }
+  return rawOfI64(ct === I32 ? `pt_i64(${v})` : v, dt);
+}
+
+/** The dtypes a language has: f64 views only where it has a double. */
+const dtypes = (hasF64: boolean) => DT_NAME.map((_, dt) => dt).filter((dt) => hasF64 || dt !== D_F64);
+
+/** pt_ew_ld_<ct>(b, dt, i): element i of buffer b, of dtype dt, as compute type ct (T); bool is the default case. */
+function load(ct: number, T: string, suffix: string, hasF64: boolean): string {
+  const cases = dtypes(hasF64).map((dt) =>
+    `  ${dt === D_BOOL ? "default" : `case ${DT_NAME[dt]}`}: return ${fromRaw(`pt_raw_${DTYPE_IO[dt].t}(b, i)`, ct, dt)};`
+  );
+  return `PT_FN ${T} pt_ew_ld_${suffix}(PT_PTR b, int dt, pt_i64 i) {\n  switch (dt) {\n${cases.join("\n")}\n  }\n}\n`;
+}
+
+/** pt_ew_st_<ct>(b, dt, i, v): v of compute type ct (T) stored as element i of buffer b, of dtype dt. */
+function store(ct: number, T: string, suffix: string, hasF64: boolean): string {
+  const cases = dtypes(hasF64).map((dt) =>
+    `  ${dt === D_BOOL ? "default" : `case ${DT_NAME[dt]}`}: pt_put_${DTYPE_IO[dt].t}(b, i, ${toRaw("v", ct, dt)}); break;`
+  );
+  return `PT_FN void pt_ew_st_${suffix}(PT_PTR b, int dt, pt_i64 i, ${T} v) {\n  switch (dt) {\n${cases.join("\n")}\n  }\n}\n`;
+}
+
+/** The general program's loads and stores, and its test of a view's layout. */
 export const ewIo = (hasF64: boolean): string => {
-  const f64 = (text: string) => hasF64 ? text : "";
-  return String.raw`
-PT_FN float pt_ew_ld_f32(PT_PTR b, int dt, pt_i64 i) {
-  switch (dt) {
-  case PT_F32: return pt_raw_f32(b, i);
-  case PT_F16: return pt_f16_to_f32(pt_raw_u16(b, i));
-  case PT_BF16: return pt_bf16_to_f32(pt_raw_u16(b, i));
-${f64("  case PT_F64: return float(pt_raw_f64(b, i));\n")}  case PT_I32: return float(pt_raw_i32(b, i));
-  case PT_I64: return float(pt_raw_i64(b, i));
-  case PT_U8: return float(pt_raw_u8(b, i));
-  default: return pt_raw_u8(b, i) != pt_u32(0) ? float(1) : float(0);
-  }
-}
-PT_FN int pt_ew_ld_i32(PT_PTR b, int dt, pt_i64 i) {
-  switch (dt) {
-  case PT_F32: return pt_f2i32(pt_raw_f32(b, i));
-  case PT_F16: return pt_f2i32(pt_f16_to_f32(pt_raw_u16(b, i)));
-  case PT_BF16: return pt_f2i32(pt_bf16_to_f32(pt_raw_u16(b, i)));
-${f64("  case PT_F64: return pt_f2i32(pt_raw_f64(b, i));\n")}  case PT_I32: return pt_raw_i32(b, i);
-  case PT_I64: return pt_wrap32(pt_raw_i64(b, i));
-  case PT_U8: return int(pt_raw_u8(b, i));
-  default: return pt_raw_u8(b, i) != pt_u32(0) ? 1 : 0;
-  }
-}
-PT_FN pt_i64 pt_ew_ld_i64(PT_PTR b, int dt, pt_i64 i) {
-  if (dt == PT_BOOL) return pt_raw_u8(b, i) != pt_u32(0) ? pt_i64(1) : pt_i64(0);
-  return pt_ld_i64(b, dt, i);
-}
-${
-    f64(String.raw`PT_FN double pt_ew_ld_f64(PT_PTR b, int dt, pt_i64 i) {
-  if (dt == PT_BOOL) return pt_raw_u8(b, i) != pt_u32(0) ? double(1) : double(0);
-  return pt_ld_f64(b, dt, i);
-}
-/* An f64 register is stored exactly as the preamble's pt_st_f64 stores any double. */
+  const both = (ct: number, T: string, suffix: string) => load(ct, T, suffix, hasF64) + store(ct, T, suffix, hasF64);
+  return `
+${both(F32, "float", "f32")}${both(I32, "int", "i32")}${both(3, "pt_i64", "i64")}${
+    hasF64
+      ? `${load(F64, "double", "f64", true)}/* An f64 register is stored exactly as the preamble's pt_st_f64 stores any double. */
 #define pt_ew_st_f64 pt_st_f64
-`)
-  }PT_FN void pt_ew_st_f32(PT_PTR b, int dt, pt_i64 i, float v) {
-  switch (dt) {
-  case PT_F32: pt_put_f32(b, i, v); break;
-  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(v)); break;
-  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(v)); break;
-${f64("  case PT_F64: pt_put_f64(b, i, double(v)); break;\n")}  case PT_I32: pt_put_i32(b, i, pt_f2i32(v)); break;
-  case PT_I64: pt_put_i64(b, i, pt_f2i64(v)); break;
-  case PT_U8: pt_put_u8(b, i, pt_u32(pt_f2i64(v)) & pt_u32(255)); break;
-  default: pt_put_u8(b, i, pt_f32_nz(v) ? pt_u32(1) : pt_u32(0)); break;
-  }
-}
-PT_FN void pt_ew_st_i32(PT_PTR b, int dt, pt_i64 i, int v) {
-  switch (dt) {
-  case PT_F32: pt_put_f32(b, i, float(v)); break;
-  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(float(v))); break;
-  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(v))); break;
-${f64("  case PT_F64: pt_put_f64(b, i, double(v)); break;\n")}  case PT_I32: pt_put_i32(b, i, v); break;
-  case PT_I64: pt_put_i64(b, i, pt_i64(v)); break;
-  case PT_U8: pt_put_u8(b, i, pt_u32(v) & pt_u32(255)); break;
-  default: pt_put_u8(b, i, v != 0 ? pt_u32(1) : pt_u32(0)); break;
-  }
-}
-PT_FN void pt_ew_st_i64(PT_PTR b, int dt, pt_i64 i, pt_i64 v) {
-  switch (dt) {
-  case PT_F32: pt_put_f32(b, i, float(v)); break;
-  case PT_F16: pt_put_u16(b, i, pt_f32_to_f16(float(v))); break;
-  case PT_BF16: pt_put_u16(b, i, pt_f32_to_bf16(float(v))); break;
-  default: pt_st_i64(b, dt, i, v); break;
-  }
-}
-/* Whether the view whose strides start at slot k has its elements at offset + i for element
+`
+      : ""
+  }/* Whether the view whose strides start at slot k has its elements at offset + i for element
  * i of the shape at slot s (row-major contiguous; size-1 dims may have any stride). */
 PT_FN bool pt_ew_linear(PT_CTX int s, int k, int rank) {
   pt_i64 dense = 1;
