@@ -308,7 +308,7 @@ int main() {
 test("cuda: an ewreduce program rendered for one op is the every-op program with that op fixed, keyed by op", () => {
   const expr = binary("mul", load(0, "float32"), load(1, "float32"), "float32");
   const generic = cudaElementwiseReduceSource(expr, 2);
-  const line = "const int op = (int)p.a[0];";
+  const line = "const int op = int(PT_A(PT_EWREDUCE_OP));";
   assert.equal(generic.split(line).length, 2, "the every-op program reads its op once, from the block");
   const keys = new Set<string>();
   for (let op = 0; op < 12; op++) {

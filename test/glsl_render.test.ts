@@ -224,7 +224,7 @@ test("glsl: linear-layout programs render for several dtype mixes, with the dtyp
     assert.match(src, /^#version 460\n/, name);
     assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, `${name} has one main`);
     assert.ok(src.includes(`dtypes [${dtypes.map((d) => CODE[d]).join(", ")}] fixed`), `${name} names its dtypes`);
-    assert.match(src, /const pt_i64 n = PT_A\(1\);/, `${name} reads n from shape[0]`);
+    assert.match(src, /const pt_i64 n = PT_A\(PT_EW_SHAPE\);/, `${name} reads n from shape[0]`);
     assert.match(src, /const uint64_t a0 = PT_P\.buf\[0\] \+ uint64_t\(PT_A\(12\)\) \* \d+ul;/, `${name}: view 0 is buffer 0`);
     for (
       const absent of [/pt_ew_ld_|pt_ew_st_/, /\bdt\d\b/, /pt_ew_linear|sh_st|gl_LocalInvocationID\.x == 0u/, /PT_P\.a\[0\]/, /switch \(/]
@@ -324,9 +324,13 @@ test("glsl: ewreduce programs run reduce's body over the expression's values", (
     assert.ok(src.includes(body(reduce).slice(0, -1)), `${name}: reduce's passes, word for word`);
     assert.match(src, /void pt_ew_value\(int64_t i, out \w+ value\)/, name);
     assert.doesNotMatch(src, /pt_ew_st_\w+\(vb0/, `${name} stores no element of the expression`);
-    assert.match(src, /const int64_t onum = PT_A\(12\), n = PT_A\(13\);/, `${name} reads rows and row length`);
-    assert.match(src, /vin\.off = PT_A\(11\);/, `${name} starts at element start`);
-    assert.match(src, /const pt_view vout = pt_view_at\(15\);/, `${name}: OUT is view 0`);
+    assert.match(
+      src,
+      /const int64_t onum = PT_A\(PT_EWREDUCE_ROWS\), n = PT_A\(PT_EWREDUCE_ROWLEN\);/,
+      `${name} reads rows and row length`,
+    );
+    assert.match(src, /vin\.off = PT_A\(PT_EWREDUCE_START\);/, `${name} starts at element start`);
+    assert.match(src, /const pt_view vout = pt_view_at\(PT_EWREDUCE_VIEWS\);/, `${name}: OUT is view 0`);
   }
   const f32 = ewReduceSource(expr, 2);
   assert.match(f32, /vb1 = PT_BUF\(26\);/, "input 0 is view 1, after OUT");

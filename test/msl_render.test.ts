@@ -226,13 +226,14 @@ test("msl: ewreduce renders reduce's row over the expression, reading the ewredu
   assert.equal(prog.source[prog.source.length - 1], 0, "sources end with a NUL byte");
   const src = decode(prog.source);
   assert.equal(src.match(/kernel void pt_main\(/g)?.length, 1);
-  // Block slots: rank 2, shape 3, start/rows/rowlen 11-13, OUT VIEW 15, input 1 at 26, const[0] at 15 + 2 * 11 + 1.
-  for (const s of ["src.rank = (int)PT_A(2)", "pt_shape_at(p, 3, src.rank, src.shape)", "PT_A(11), rows = PT_A(12), n = PT_A(13)"]) {
+  // Block slots by name (slots.ts); input 1's VIEW at 15 + 11 = 26, const[0] at 15 + 2 * 11 + 1.
+  const names = ["src.rank = (int)PT_A(PT_EWREDUCE_RANK)", "pt_shape_at(p, PT_EWREDUCE_SHAPE, src.rank, src.shape)"];
+  for (const s of [...names, "PT_A(PT_EWREDUCE_START), rows = PT_A(PT_EWREDUCE_ROWS), n = PT_A(PT_EWREDUCE_ROWLEN)"]) {
     assert.ok(src.includes(s), s);
   }
   assert.match(src, /src\.v\[0\] = pt_view_at\(p, B, 26\);/);
-  assert.match(src, /const pt_view vout = pt_view_at\(p, B, 15\);/);
-  assert.match(src, /pt_ew_linear\(PT_PASS 3, 29, src\.rank\)/, "input 1's strides over the shape at slot 3");
+  assert.match(src, /const pt_view vout = pt_view_at\(p, B, PT_EWREDUCE_VIEWS\);/);
+  assert.match(src, /pt_ew_linear\(PT_PASS PT_EWREDUCE_SHAPE, 29, src\.rank\)/, "input 1's strides (slot 29) over the shape");
   assert.match(src, /src\.t1 = pt_const_i32\(p, 38\);/);
   assert.match(src, /PT_FAIL\(PT_KERR_INT_DIV, i, 1, 0\); return 0; \}/, "a failing element reports and gives 0");
   assert.match(src, /pt_reduce_row\(PT_PASS src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid\);/, "E of i32 is not float");

@@ -15,6 +15,7 @@ import {
   elementCount,
   ewLines,
   type EwPlan,
+  EWREDUCE,
   place,
   range,
   shareLayout,
@@ -96,7 +97,7 @@ export const CUDA_EW: EwPlan = {
  * (about a quarter of the compile time). Blocks launched with it must carry that op.
  */
 export function renderElementwiseReduce(words: Int32Array, op?: number): string {
-  const { ninputs, nviews, hoisted, loads, body, slots, store } = ewLines(CUDA_EW, words, 15, "return 0;");
+  const { ninputs, nviews, hoisted, loads, body, slots, store } = ewLines(CUDA_EW, words, EWREDUCE.views, "return 0;");
   const value = { name: store.reg, type: store.ct };
   const inputs = range(ninputs, 1);
   const T = CTYPE[value.type], DT = DT_OF[value.type];
@@ -144,13 +145,13 @@ ${coords}
 extern "C" __global__ void __launch_bounds__(PT_BLOCK, 3) pt_main(const pt_params p);
 extern "C" __global__ void pt_main(const pt_params p) {
   __shared__ pt_acc sh[PT_BLOCK];
-  const int op = ${op === undefined ? "(int)p.a[0]" : `${op} /* rendered for this op alone */`};
-  const int rank = int(PT_A(2));
-${elementCount(3, "numel")}
-  const pt_i64 start = PT_A(11), rows = PT_A(12), n = PT_A(13);
-  const pt_view out = pt_view_at(p, 15);
-${viewLocals(inputs, 3, 15)}
-${hoisted.map((h) => `  const ${h.T} ${h.name} = ${h.expr};\n`).join("")}${shareLayout(inputs, 3, 15)}
+  const int op = ${op === undefined ? "int(PT_A(PT_EWREDUCE_OP))" : `${op} /* rendered for this op alone */`};
+  const int rank = int(PT_A(PT_EWREDUCE_RANK));
+${elementCount(EWREDUCE.shape, "numel")}
+  const pt_i64 start = PT_A(PT_EWREDUCE_START), rows = PT_A(PT_EWREDUCE_ROWS), n = PT_A(PT_EWREDUCE_ROWLEN);
+  const pt_view out = pt_view_at(p, PT_EWREDUCE_VIEWS);
+${viewLocals(inputs, EWREDUCE.shape, EWREDUCE.views)}
+${hoisted.map((h) => `  const ${h.T} ${h.name} = ${h.expr};\n`).join("")}${shareLayout(inputs, EWREDUCE.shape, EWREDUCE.views)}
   const bool small = numel <= 0x7fffffff;
   /* A row from element base that lies within the last dim (any row, for linear views) has
    * its element i at r<v> + (i - base) * s<v> in view v (affine): no coordinates. */

@@ -6,6 +6,7 @@ import { GLSL_DIALECT, PREAMBLE } from "./preamble.ts";
 import { REDUCE_ACC } from "../templates/reduce.ts";
 import { GROUP_FOLD, reduceKernel, type ReducePlan, reduceRows, rowPasses } from "../templates/reduce_rows.ts";
 import { type EwLayout, renderElementwiseValue } from "./elementwise.ts";
+import { EWREDUCE } from "../templates/elementwise.ts";
 
 /** GLSL's passes: one source a program (no templates), 8 loads in flight a step, inner dims and outer offsets in variables (ewreduce sets them up its own way). */
 export const GLSL_REDUCE: ReducePlan = {
@@ -318,7 +319,7 @@ const REDUCE_ROWS = reduceRows(GLSL_REDUCE);
 export const REDUCE = REDUCE_BITS + VIEW_SOURCE + REDUCE_PARTS + reduceKernel(GLSL_DIALECT, GLSL_REDUCE);
 
 /** ewreduce's block: [op, ddof, rank, shape x8, start, rows, rowlen, nviews, OUT VIEW, IN VIEW x (nviews - 1), nconst, const x nconst]. */
-const EWREDUCE_BLOCK: EwLayout = { rank: 2, shape: 3, views: 15 };
+const EWREDUCE_BLOCK: EwLayout = { rank: EWREDUCE.rank, shape: EWREDUCE.shape, views: EWREDUCE.views };
 
 /** Per compute type of E (F32, F64, I32, I64): its dtype code, element size, and its bits from a value v. */
 const E_TYPES = [
@@ -385,9 +386,9 @@ export function renderEwReduce(words: Int32Array): string {
  *           (nviews - 1), nconst, const x nconst]; ROW launch over the rows. */
 void main() {
   pt_ew_init();
-  const int op = int(PT_P.a[0]);
+  const int op = int(PT_A(PT_EWREDUCE_OP));
   const int orank = 1;
-  const int64_t onum = PT_A(12), n = PT_A(13);
+  const int64_t onum = PT_A(PT_EWREDUCE_ROWS), n = PT_A(PT_EWREDUCE_ROWLEN);
   int64_t oshape[PT_MAX_RANK], ishape[PT_MAX_RANK], istr[PT_MAX_RANK];
   for (int d = 0; d < PT_MAX_RANK; d++) {
     oshape[d] = d == 0 ? onum : 1l;
@@ -398,8 +399,8 @@ void main() {
   pt_view vin; /* E: rows of n from element start, rowlen apart */
   vin.b = 0ul;
   vin.dt = ${E_TYPES[ct].dt};
-  vin.off = PT_A(11);
+  vin.off = PT_A(PT_EWREDUCE_START);
   for (int d = 0; d < PT_MAX_RANK; d++) vin.st[d] = d == 0 ? n : 0l;
-  const pt_view vout = pt_view_at(15);
+  const pt_view vout = pt_view_at(PT_EWREDUCE_VIEWS);
 ` + REDUCE_ROWS + "}\n";
 }

@@ -16,7 +16,8 @@ import { EW_HELPERS } from "./ew_helpers.ts";
 import { REDUCE_CORE } from "./reduce.ts";
 import { type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
 import { opsEmitter, type OpSpelling } from "../templates/ops.ts";
-import { commonSpelling, ctypes, ewLines, type EwPlan, place, range, SUFFIX } from "../templates/elementwise.ts";
+import { commonSpelling, ctypes, ewLines, type EwPlan, EWREDUCE, place, range, SUFFIX, VIEW } from "../templates/elementwise.ts";
+import { VIEW_SLOTS } from "../slots.ts";
 
 const CTYPE = ctypes("pt_df");
 
@@ -143,7 +144,7 @@ const E_READS = [
  */
 export function renderEwReduce(words: Int32Array): string {
   // A failing op ends the element with a zero of E's type, known once the bytecode is read.
-  const { ninputs, hoisted, loads, body: lines, store } = ewLines(MSL_EW, words, 15, "@ret");
+  const { ninputs, hoisted, loads, body: lines, store } = ewLines(MSL_EW, words, EWREDUCE.views, "@ret");
   const body = lines.map((l) => l.replaceAll("@ret", `return ${MSL_EW.zero[store.ct]};`));
   const T = CTYPE[store.ct], reads = E_READS[store.ct];
   const inputs = range(ninputs, 1);
@@ -194,12 +195,16 @@ ${KERNEL_HEAD}
   threadgroup pt_acc sh[PT_BLOCK];
   pt_ew_row src;
   src.err = err;
-  src.rank = (int)PT_A(2);
-  pt_shape_at(p, 3, src.rank, src.shape);
-${each((v) => `  src.v[${v - 1}] = pt_view_at(p, B, ${15 + 11 * v});`)}
-  src.lin = ${each((v) => `pt_ew_linear(PT_PASS 3, ${18 + 11 * v}, src.rank)`, " && ") || "true"};
-${hoisted.map((h) => `  src.${h.name} = ${h.expr};\n`).join("")}  const long start = PT_A(11), rows = PT_A(12), n = PT_A(13);
-  const pt_view vout = pt_view_at(p, B, 15);
+  src.rank = (int)PT_A(PT_EWREDUCE_RANK);
+  pt_shape_at(p, PT_EWREDUCE_SHAPE, src.rank, src.shape);
+${each((v) => `  src.v[${v - 1}] = pt_view_at(p, B, ${EWREDUCE.views + VIEW_SLOTS * v});`)}
+  src.lin = ${
+    each((v) => `pt_ew_linear(PT_PASS PT_EWREDUCE_SHAPE, ${EWREDUCE.views + VIEW.strides + VIEW_SLOTS * v}, src.rank)`, " && ") || "true"
+  };
+${
+    hoisted.map((h) => `  src.${h.name} = ${h.expr};\n`).join("")
+  }  const long start = PT_A(PT_EWREDUCE_START), rows = PT_A(PT_EWREDUCE_ROWS), n = PT_A(PT_EWREDUCE_ROWLEN);
+  const pt_view vout = pt_view_at(p, B, PT_EWREDUCE_VIEWS);
   for (long row = group.x; row < rows; row += groups.x) {
     src.base = start + row * n;
     pt_reduce_row(PT_PASS src, ${store.ct === F32 || store.ct === F64}, n, vout, vout.off + row * vout.st[0], sh, lid);

@@ -57,10 +57,10 @@ template <class S> inline void pt_row_step(const thread S &src, thread pt_acc &s
   pt_row_add(src, s, kind, fl, k, mean);
 }
 ${rowPasses(MSL_REDUCE)}
-/* ewreduce's call (elementwise.ts): the block's op (slot 0), fsrc: the source's elements are floats. */
+/* ewreduce's call (elementwise.ts): the block's op (PT_EWREDUCE_OP), fsrc: the source's elements are floats. */
 template <class S>
 inline void pt_reduce_row(PT_CTX const thread S &src, bool fsrc, long n, pt_view vout, long oo, threadgroup pt_acc *sh, uint lid) {
-  const int op = (int)PT_A(0);
+  const int op = (int)PT_A(PT_EWREDUCE_OP);
   pt_reduce_row(PT_PASS sh, src, op, pt_kind_of(op, true), fsrc || op == R_VAR || op == R_STD, false, n, vout, oo, int(lid));
 }
 `;

@@ -17,6 +17,10 @@ import type { Dialect } from "../dialect.ts";
 import { type DecodedEw, decodeElementwise, type EwEmitter } from "../decode.ts";
 import type { OpUses } from "./ops.ts";
 import type { LinearPlan } from "./ew_linear.ts";
+import { slotsOf, VIEW_SLOTS } from "../slots.ts";
+
+/** The slots of ew's and ewreduce's blocks, and of a VIEW's fields (the table in slots.ts). */
+export const EW = slotsOf("ew"), EWREDUCE = slotsOf("ewreduce"), VIEW = slotsOf("view");
 
 /** Every params.h's PT_*_MAX_ARGS: the whole block must fit in the launch record's slots. */
 export const MAX_ARGS = 240;
@@ -78,16 +82,16 @@ export const range = (n: number, from = 0): number[] => Array.from({ length: n }
  * slot `shape` (element i of view v is then at o<v> + i).
  */
 export function viewLocals(views: readonly number[], shape: number, first: number): string {
-  const at = (v: number, k: number) => first + k + 11 * v;
+  const at = (v: number, k: number) => first + k + VIEW_SLOTS * v;
   return `${
     views.map((v) =>
-      `  PT_PTR vb${v} = PT_BUF(${at(v, 0)});
-  const int dt${v} = int(PT_A(${at(v, 1)}));
-  const pt_i64 o${v} = PT_A(${at(v, 2)});`
+      `  PT_PTR vb${v} = PT_BUF(${at(v, VIEW.buf)});
+  const int dt${v} = int(PT_A(${at(v, VIEW.dtype)}));
+  const pt_i64 o${v} = PT_A(${at(v, VIEW.offset)});`
     ).join("\n")
   }
   /* Views that are all row-major contiguous need no coordinates: element i is at o + i. */
-  const bool linear = ${views.map((v) => `pt_ew_linear(PT_PASS ${shape}, ${at(v, 3)}, rank)`).join(" && ") || "true"};`;
+  const bool linear = ${views.map((v) => `pt_ew_linear(PT_PASS ${shape}, ${at(v, VIEW.strides)}, rank)`).join(" && ") || "true"};`;
 }
 
 /** The group-shared shape and strides (sh_st[8v + d]: view v's) for `nviews` views, at `scope` ("GLOBAL" or "LOCAL"). */
@@ -104,7 +108,7 @@ export function shareLayout(views: readonly number[], shape: number, first: numb
     PT_UNROLL
     for (int d = 0; d < PT_MAX_RANK; d++) {
       sh_shape[d] = d < rank ? PT_A(${shape} + d) : pt_i64(1);
-${views.map((v) => `      sh_st[${8 * v} + d] = PT_A(${first + 3 + 11 * v} + d);`).join("\n")}
+${views.map((v) => `      sh_st[${8 * v} + d] = PT_A(${first + VIEW.strides + VIEW_SLOTS * v} + d);`).join("\n")}
     }
   }
   PT_SYNC();`;
@@ -138,7 +142,7 @@ export const elementCount = (shape: number, n = "n") =>
 
 /** The entry point of an elementwise program, from its bytecode. */
 export function elementwise(plan: EwPlan, words: Int32Array): string {
-  const { nviews, hoisted, loads, slots, store, body: ops, uses } = ewLines(plan, words, 10, "return;");
+  const { nviews, hoisted, loads, slots, store, body: ops, uses } = ewLines(plan, words, EW.views, "return;");
   const body = [...ops, `pt_ew_st_${SUFFIX[store.ct]}(vb0, dt0, @q0, ${store.reg});`];
   const views = range(nviews);
   const each = (f: (v: number) => string, sep = "\n") => views.map(f).join(sep);
@@ -159,9 +163,9 @@ export function elementwise(plan: EwPlan, words: Int32Array): string {
 /* ew [rank, shape x8, nviews, VIEW x nviews (view 0 = output), nconst, const x nconst];
  * ELEMENT launch over the output's elements. */
 ${sharedArrays(nviews, "GLOBAL")}${plan.dialect.kernel}
-${sharedArrays(nviews, "LOCAL")}  const int rank = int(PT_A(0));
-${elementCount(1)}
-${viewLocals(views, 1, 10)}
+${sharedArrays(nviews, "LOCAL")}  const int rank = int(PT_A(PT_EW_RANK));
+${elementCount(EW.shape)}
+${viewLocals(views, EW.shape, EW.views)}
 ${hoisted.map((h) => `  const ${h.T} ${h.name} = ${h.expr};`).join("\n")}
   if (linear) {
     for (pt_i64 i = PT_FIRST; i < n; i += pt_i64(${UNROLL}) * PT_STEP) {
@@ -172,7 +176,7 @@ ${linearBody.join("\n")}
   }
   /* Strided views: shape and strides are kept in shared memory (registers stay free for
    * the expression); under 2^31 elements the coordinates are found in 32 bits. */
-${shareLayout(views, 1, 10)}
+${shareLayout(views, EW.shape, EW.views)}
   const bool small = n <= pt_i64(2147483647);
   for (pt_i64 i = PT_FIRST; i < n; i += PT_STEP) {
     pt_i64 ${each((v) => `q${v} = o${v}`, ", ")};

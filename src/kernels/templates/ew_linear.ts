@@ -10,7 +10,8 @@
  */
 import { DTYPE_IO, fromRaw, toRaw } from "./ew_io.ts";
 import { encodeBytecode, type Expr } from "../ir.ts";
-import { elementwise, ewLines, type EwPlan, range, UNROLL } from "./elementwise.ts";
+import { elementwise, EW, ewLines, type EwPlan, range, UNROLL, VIEW } from "./elementwise.ts";
+import { VIEW_SLOTS } from "../slots.ts";
 
 /** How a language reaches a view's elements in the linear program. */
 export interface LinearPlan {
@@ -42,7 +43,7 @@ export interface LinearPlan {
  */
 export function elementwiseLinear(plan: EwPlan, words: Int32Array, dtypes: readonly number[]): string {
   const lin = plan.linear!;
-  const { nviews, hoisted, loads, slots, store, body, uses, renderer } = ewLines(plan, words, 10, "return;");
+  const { nviews, hoisted, loads, slots, store, body, uses, renderer } = ewLines(plan, words, EW.views, "return;");
   if (dtypes.length !== nviews || dtypes.some((c) => !(Number.isInteger(c) && c >= 0 && c < DTYPE_IO.length))) {
     throw new Error(`${renderer}: bad linear layout [${dtypes}] for ${nviews} views`);
   }
@@ -99,8 +100,8 @@ ${
  * VIEW x nviews (view 0 = output), nconst, const x nconst]; n is shape[0] (1 for a 0-d
  * tensor). ELEMENT launch over the output's elements. */
 ${plan.dialect.kernel}
-  const pt_i64 n = PT_A(1);
-${used.map((v) => `  ${lin.first(v, 12 + 11 * v, io[v].size)} /* view ${v}'s first element */`).join("\n")}
+  const pt_i64 n = PT_A(PT_EW_SHAPE);
+${used.map((v) => `  ${lin.first(v, EW.views + VIEW.offset + VIEW_SLOTS * v, io[v].size)} /* view ${v}'s first element */`).join("\n")}
 ${hoisted.map((h) => `  const ${h.T} ${h.name} = ${h.expr};`).join("\n")}${lin.shortPath ? short : ""}
   /* Four elements a step as one vector of each view, when every view's first element is
    * aligned for its vector. */

@@ -165,7 +165,7 @@ PT_FN void pt_reduce_store(PT_CTX int op, pt_acc s, bool fl, pt_i64 n, pt_view v
   case R_COUNT: pt_st_i64(vout.b, vout.dt, oo, s.i); break;
   case R_MEAN: pt_st_facc(vout.b, vout.dt, oo, pt_facc_div(fl ? s.f : pt_facc_of_i64(s.i), pt_facc_of_i64(n))); break;
   default: { /* var, std: a divisor below zero is clamped to zero, as NumPy and PyTorch do */
-    pt_facc div = pt_facc_sub(pt_facc_of_i64(n), PT_FACC_SLOT(1));
+    pt_facc div = pt_facc_sub(pt_facc_of_i64(n), PT_FACC_SLOT(PT_REDUCE_DDOF)); /* ewreduce's ddof is at the same slot */
     if (!(PT_HI(div) > PT_HI(pt_facc_of(0)))) div = pt_facc_of(0);
     const pt_facc v = pt_facc_div(s.f, div);
     pt_st_facc(vout.b, vout.dt, oo, op == R_STD ? pt_facc_sqrt(v) : v);
@@ -191,11 +191,11 @@ PT_SHARED_GLOBAL(pt_u64, bu)
 ${d.kernel}
   PT_SHARED_LOCAL(pt_facc, bf)
   PT_SHARED_LOCAL(pt_u64, bu)
-  const int op = int(PT_A(0)), orank = int(PT_A(1));
+  const int op = int(PT_A(PT_SCAN_OP)), orank = int(PT_A(PT_SCAN_ORANK));
   pt_i64 oshape[PT_MAX_RANK];
-  const pt_i64 rows = PT_SHAPE(2, orank, oshape);
-  const pt_i64 n = PT_A(10), sa = PT_A(22), oa = PT_A(34);
-  const pt_view vin = PT_VIEW(11), vout = PT_VIEW(23);
+  const pt_i64 rows = PT_SHAPE(PT_SCAN_OSHAPE, orank, oshape);
+  const pt_i64 n = PT_A(PT_SCAN_N), sa = PT_A(PT_SCAN_IN_STRIDE), oa = PT_A(PT_SCAN_OUT_STRIDE);
+  const pt_view vin = PT_VIEW(PT_SCAN_IN), vout = PT_VIEW(PT_SCAN_OUT);
   const bool fl = pt_is_float(vin.dt);
   const int tid = PT_TID;
   for (pt_i64 row = pt_i64(PT_GROUP_ID); row < rows; row += pt_i64(PT_GROUPS)) {

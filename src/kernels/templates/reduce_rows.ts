@@ -90,16 +90,19 @@ ${plan.generic}PT_FN void pt_reduce_row(PT_CTX PT_SH(pt_acc, sh) PT_CREF(${plan.
 }
 `;
 
-/** Element io of a VIEW's row at slot k over the outer shape at slot s, every size and stride read from the block when used. */
+/**
+ * Row row's first element in the VIEW at slot k over the outer shape at slot s, every size and stride read from the block
+ * when used (sort and CUDA's reduce): held in registers, they cost CUDA a block per SM.
+ */
 export const ROW_OFFSET = String.raw`
 PT_FN pt_i64 pt_row_offset(PT_CTX pt_i64 row, int rank, int s, int k) {
-  pt_i64 off = PT_A(k + 2);
+  pt_i64 off = PT_A(k + PT_VIEW_OFFSET);
   PT_UNROLL
   for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
     if (d < rank) {
       const pt_i64 size = PT_A(s + d);
       if (size != 1) {
-        off += row % size * PT_A(k + 3 + d);
+        off += row % size * PT_A(k + PT_VIEW_STRIDES + d);
         row /= size;
       }
     }
@@ -114,8 +117,10 @@ PT_FN pt_i64 pt_row_offset(PT_CTX pt_i64 row, int rank, int s, int k) {
  * n/ishape/istr/isflat (the inner dims, coalesced).
  */
 export const reduceRows = (plan: ReducePlan): string => {
-  const offset = (k: number, v: string) =>
-    plan.blockOffsets ? `pt_row_offset(PT_PASS row, orank, 3, ${k})` : `${v}.off + pt_offset_of(row, orank, oshape, ${v}.st)`;
+  const offset = (k: string, v: string) =>
+    plan.blockOffsets
+      ? `pt_row_offset(PT_PASS row, orank, PT_REDUCE_OSHAPE, ${k})`
+      : `${v}.off + pt_offset_of(row, orank, oshape, ${v}.st)`;
   /* Unit-stride rows whose elements are aligned (always, for buffers from the allocator)
    * take the vectorised pass where it has a body for the op and dtype. */
   const fast = plan.fast
@@ -127,7 +132,7 @@ export const reduceRows = (plan: ReducePlan): string => {
   const int kind = pt_kind_of(op, true);
   const bool fast = ${fast};
   for (pt_i64 row = pt_i64(PT_GROUP_ID); row < onum; row += pt_i64(PT_GROUPS)) {
-    const pt_i64 io = ${offset(20, "vin")}, oo = ${offset(39, "vout")};
+    const pt_i64 io = ${offset("PT_REDUCE_IN", "vin")}, oo = ${offset("PT_REDUCE_OUT", "vout")};
     const pt_view_row src = {vin.b, vin.dt, io, ishape, istr, isflat};
     pt_reduce_row(PT_PASS PT_SH_PASS(sh) src, op, kind, fl, fast, n, vout, oo, tid);
   }
@@ -156,13 +161,13 @@ const coalesce = (sz: string, st: string) =>
  */
 export const reduceKernel = (d: Dialect, plan: ReducePlan): string => {
   const outer = plan.blockOffsets
-    ? "pt_i64 onum = 1;\n  PT_UNROLL\n  for (int d = 0; d < PT_MAX_RANK; d++) onum *= d < orank ? PT_A(3 + d) : pt_i64(1);"
-    : "pt_i64 oshape[PT_MAX_RANK];\n  const pt_i64 onum = PT_SHAPE(3, orank, oshape);";
+    ? "pt_i64 onum = 1;\n  PT_UNROLL\n  for (int d = 0; d < PT_MAX_RANK; d++) onum *= d < orank ? PT_A(PT_REDUCE_OSHAPE + d) : pt_i64(1);"
+    : "pt_i64 oshape[PT_MAX_RANK];\n  const pt_i64 onum = PT_SHAPE(PT_REDUCE_OSHAPE, orank, oshape);";
   const read = (sz: string, st: string) =>
     String.raw`PT_UNROLL
     for (int d = 0; d < PT_MAX_RANK; d++) {
-      ${sz}[d] = d < irank ? PT_A(12 + d) : pt_i64(1);
-      ${st}[d] = d < irank ? PT_A(31 + d) : pt_i64(0);
+      ${sz}[d] = d < irank ? PT_A(PT_REDUCE_ISHAPE + d) : pt_i64(1);
+      ${st}[d] = d < irank ? PT_A(PT_REDUCE_IN_INNER + d) : pt_i64(0);
     }
     ${coalesce(sz, st)}`;
   /* Held in registers, the inner shape and strides made CUDA's kernel too large for more than one block per SM. */
@@ -190,16 +195,16 @@ export const reduceKernel = (d: Dialect, plan: ReducePlan): string => {
  * an SM, enough loads in flight for the contiguous pass to reach full bandwidth. */
 ${d.bounds(3)}${d.kernel}
   PT_SHARED_LOCAL(pt_acc, sh)
-  const int op = int(PT_A(0)), orank = int(PT_A(2)), irank = int(PT_A(11));
+  const int op = int(PT_A(PT_REDUCE_OP)), orank = int(PT_A(PT_REDUCE_ORANK)), irank = int(PT_A(PT_REDUCE_IRANK));
   ${outer}
   pt_i64 n = 1;
   PT_UNROLL
-  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < irank ? PT_A(12 + d) : pt_i64(1);
+  for (int d = 0; d < PT_MAX_RANK; d++) n *= d < irank ? PT_A(PT_REDUCE_ISHAPE + d) : pt_i64(1);
   ${inner}
   bool isflat = true;
   PT_UNROLL
   for (int d = 0; d < PT_MAX_RANK - 1; d++) isflat = isflat && ishape[d] == 1;
-  const pt_view vin = PT_VIEW(20), vout = PT_VIEW(39);
+  const pt_view vin = PT_VIEW(PT_REDUCE_IN), vout = PT_VIEW(PT_REDUCE_OUT);
 ${reduceRows(plan)}}
 `;
 };

@@ -22,6 +22,7 @@
  * Values are copied last by position, keeping their exact bits (NaN payloads, -0.0).
  */
 import type { Dialect } from "../dialect.ts";
+import { ROW_OFFSET } from "./reduce_rows.ts";
 
 /** What a language's sort is sized by. */
 export interface SortPlan {
@@ -100,25 +101,6 @@ PT_FN pt_u64 pt_key64(PT_PTR b, int dt, pt_i64 i, bool desc) {
   if (dt == PT_F64) { const pt_u64 k = pt_key_f64(pt_u64(pt_raw_i64(b, i))); return desc ? ~k : k; }
   if (dt == PT_I64) { const pt_u64 k = pt_u64(pt_raw_i64(b, i)) ^ (pt_u64(1) << 63); return desc ? ~k : k; }
   return pt_u64(pt_key32(b, dt, i, desc));
-}
-`;
-
-/* Row row's first element in the view at slot k (the outer shape at slot s), its strides read
- * from the block each time: held in registers, they cost CUDA a block per SM. */
-const ROW_OFFSET = String.raw`
-PT_FN pt_i64 pt_sort_row_offset(PT_CTX pt_i64 row, int rank, int s, int k) {
-  pt_i64 off = PT_A(k + PT_VIEW_OFFSET);
-  PT_UNROLL
-  for (int d = PT_MAX_RANK - 1; d >= 0; d--) {
-    if (d < rank) {
-      const pt_i64 size = PT_A(s + d);
-      if (size != 1) {
-        off += row % size * PT_A(k + PT_VIEW_STRIDES + d);
-        row /= size;
-      }
-    }
-  }
-  return off;
 }
 `;
 
@@ -235,9 +217,9 @@ ${d.bounds(5)}${d.kernel}
     PT_SYNC(); /* the previous group no longer reads shared memory */
     if (tid < R) {
       const pt_i64 row = g * R + tid < rows ? g * R + tid : rows - 1;
-      soff[tid] = pt_sort_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_IN);
-      soff[PT_SORT_MAXR + tid] = pt_sort_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_VALS);
-      soff[2 * PT_SORT_MAXR + tid] = pt_sort_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_IDX);
+      soff[tid] = pt_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_IN);
+      soff[PT_SORT_MAXR + tid] = pt_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_VALS);
+      soff[2 * PT_SORT_MAXR + tid] = pt_row_offset(PT_PASS row, orank, PT_SORT_OSHAPE, PT_SORT_IDX);
     }
     PT_SYNC();
     if (!fits) {
