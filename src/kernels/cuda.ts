@@ -27,15 +27,12 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { CUDA_DIALECT, PREAMBLE } from "./cuda/preamble.ts";
-import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { CUDA_EW, renderElementwiseReduce } from "./cuda/elementwise.ts";
 import { ewPrograms, ewSourceOf } from "./templates/ew_linear.ts";
 import { REDUCE } from "./cuda/reduce.ts";
-import { scan } from "./templates/reduce.ts";
-import { sort, type SortPlan } from "./templates/sort.ts";
-import { COMBINE } from "./cuda/index.ts";
+import type { SortPlan } from "./templates/sort.ts";
+import { templateSource, templateTable } from "./templates/table.ts";
 import { MATMUL } from "./cuda/random.ts";
-import { philox } from "./templates/random.ts";
 
 export { PARAMS } from "./cuda/preamble.ts";
 
@@ -43,19 +40,7 @@ export { PARAMS } from "./cuda/preamble.ts";
 export const CUDA_SORT: SortPlan = { slots: 4096, chunks: true, unroll: 1 };
 
 /** Template kinds (blocks.h) and their pt_main, after the preamble. */
-export const CUDA_TEMPLATES: Readonly<Record<string, string>> = {
-  reduce: REDUCE,
-  scan: scan(CUDA_DIALECT),
-  matmul: MATMUL,
-  sort: sort(CUDA_DIALECT, CUDA_SORT),
-  gather: gather(CUDA_DIALECT),
-  scatter: scatter(CUDA_DIALECT, COMBINE),
-  index_put: indexPut(CUDA_DIALECT, COMBINE),
-  index_get: indexGet(CUDA_DIALECT),
-  nonzero: nonzero(CUDA_DIALECT),
-  masked_select: maskedSelect(CUDA_DIALECT),
-  philox: philox(CUDA_DIALECT),
-};
+export const CUDA_TEMPLATES = templateTable(CUDA_DIALECT, { reduce: REDUCE, matmul: MATMUL, sort: CUDA_SORT });
 
 /** CUDA C source of an elementwise program, from its bytecode (for tests and tools). */
 export const cudaElementwiseSource = ewSourceOf(CUDA_EW);
@@ -66,12 +51,6 @@ export function cudaElementwiseReduceSource(expr: Expr, ninputs: number, op?: nu
 }
 
 /** CUDA C source of a template kind. */
-export function cudaTemplateSource(name: string): string {
-  const body = Object.hasOwn(CUDA_TEMPLATES, name) ? CUDA_TEMPLATES[name] : undefined;
-  if (body === undefined) {
-    throw new Error(`cuda renderer: no template "${name}" (expected one of ${Object.keys(CUDA_TEMPLATES).join(", ")})`);
-  }
-  return PREAMBLE + body;
-}
+export const cudaTemplateSource = templateSource("cuda", CUDA_TEMPLATES, () => PREAMBLE);
 
 export const cudaRenderer: Renderer = sourceRenderer("cuda", ewPrograms(CUDA_EW), cudaTemplateSource, true, renderElementwiseReduce, true);

@@ -38,7 +38,7 @@
  *   PT_INOUT(T)              a parameter read and written (T &, inout T)
  *   PT_HI(x)                 the value a max, min or arg compares (a float-float's float part on Metal)
  *   PT_FACC_INF, _NINF, _NAN, _TWO_PI, PT_FACC_SLOT(k)   pt_facc constants, and slot k as pt_facc (exact for an integer)
- *   pt_facc_sub, _div, _sqrt, _isnan, _nonzero, _of_i64, _log, _cos   the rest of pt_facc's arithmetic
+ *   pt_facc_sub, _div, _sqrt, _isnan, _nonzero, _of_i64, _log, _cos, _lt   the rest of pt_facc's arithmetic
  *   pt_wrap32(v)             an int64 as int, its low 32 bits
  *   pt_u32                   the 32-bit unsigned type (16- and 8-bit values travel in it)
  *   pt_raw_<t>(b, i), pt_put_<t>(b, i, v)   element i of buffer b as t's bits (f32 f64 i32 i64 u16 u8), read and written

@@ -22,34 +22,19 @@
  */
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { GLSL_DIALECT, PREAMBLE } from "./glsl/preamble.ts";
-import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { MATH } from "./glsl/math.ts";
 import { GLSL_EW } from "./glsl/elementwise.ts";
 import { ewPrograms, ewSourceOf } from "./templates/ew_linear.ts";
 import { REDUCE, renderEwReduce } from "./glsl/reduce.ts";
-import { scan } from "./templates/reduce.ts";
-import { sort, type SortPlan } from "./templates/sort.ts";
-import { COMBINE } from "./glsl/index.ts";
+import type { SortPlan } from "./templates/sort.ts";
+import { templateSource, templateTable } from "./templates/table.ts";
 import { MATMUL } from "./glsl/random.ts";
-import { philox } from "./templates/random.ts";
 
 /** sort: 16 KiB (lavapipe has 32); no runs in shared memory, 8 comparators a pass: llvmpipe's loop limit ends rows at 2^20, not 2^17. */
 export const GLSL_SORT: SortPlan = { slots: 2048, chunks: false, unroll: 8 };
 
 /** Template kinds (blocks.h) and their main(), after the preamble (and math where used). */
-export const GLSL_TEMPLATES: Readonly<Record<string, string>> = {
-  reduce: REDUCE,
-  scan: scan(GLSL_DIALECT),
-  matmul: MATMUL,
-  sort: sort(GLSL_DIALECT, GLSL_SORT),
-  gather: gather(GLSL_DIALECT),
-  scatter: scatter(GLSL_DIALECT, COMBINE),
-  index_put: indexPut(GLSL_DIALECT, COMBINE),
-  index_get: indexGet(GLSL_DIALECT),
-  nonzero: nonzero(GLSL_DIALECT),
-  masked_select: maskedSelect(GLSL_DIALECT),
-  philox: philox(GLSL_DIALECT),
-};
+export const GLSL_TEMPLATES = templateTable(GLSL_DIALECT, { reduce: REDUCE, matmul: MATMUL, sort: GLSL_SORT });
 
 /** Templates that call math.ts (the rest skip its text, and its compile time). */
 const USES_MATH = new Set(["philox"]);
@@ -58,12 +43,6 @@ const USES_MATH = new Set(["philox"]);
 export const glslElementwiseSource = ewSourceOf(GLSL_EW);
 
 /** GLSL source of a template kind. */
-export function glslTemplateSource(name: string): string {
-  const body = Object.hasOwn(GLSL_TEMPLATES, name) ? GLSL_TEMPLATES[name] : undefined;
-  if (body === undefined) {
-    throw new Error(`glsl renderer: no template "${name}" (expected one of ${Object.keys(GLSL_TEMPLATES).join(", ")})`);
-  }
-  return PREAMBLE + (USES_MATH.has(name) ? MATH : "") + body;
-}
+export const glslTemplateSource = templateSource("glsl", GLSL_TEMPLATES, (kind) => PREAMBLE + (USES_MATH.has(kind) ? MATH : ""));
 
 export const glslRenderer: Renderer = sourceRenderer("glsl", ewPrograms(GLSL_EW), glslTemplateSource, true, renderEwReduce);

@@ -26,16 +26,13 @@
 import { type Renderer, sourceRenderer } from "./launch.ts";
 import { encodeBytecode, type Expr } from "./ir.ts";
 import { MSL_DIALECT, PREAMBLE } from "./msl/preamble.ts";
-import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./templates/index.ts";
 import { DF_HELPERS } from "./msl/df.ts";
 import { MSL_EW, renderEwReduce } from "./msl/elementwise.ts";
 import { ewPrograms, ewSourceOf } from "./templates/ew_linear.ts";
 import { REDUCE } from "./msl/reduce.ts";
-import { scan } from "./templates/reduce.ts";
-import { sort, type SortPlan } from "./templates/sort.ts";
-import { COMBINE } from "./msl/index.ts";
+import type { SortPlan } from "./templates/sort.ts";
+import { templateSource, templateTable } from "./templates/table.ts";
 import { MATMUL, NORMAL_Z } from "./msl/random.ts";
-import { philox } from "./templates/random.ts";
 
 export { KERNEL_HEAD, PARAMS } from "./msl/preamble.ts";
 
@@ -43,31 +40,13 @@ export { KERNEL_HEAD, PARAMS } from "./msl/preamble.ts";
 export const MSL_SORT: SortPlan = { slots: 2048, chunks: true, unroll: 1 };
 
 /** Template kinds (blocks.h) and their pt_main, after the preamble and the df helpers. */
-export const MSL_TEMPLATES: Readonly<Record<string, string>> = {
-  reduce: REDUCE,
-  scan: scan(MSL_DIALECT),
-  matmul: MATMUL,
-  sort: sort(MSL_DIALECT, MSL_SORT),
-  gather: gather(MSL_DIALECT),
-  scatter: scatter(MSL_DIALECT, COMBINE),
-  index_put: indexPut(MSL_DIALECT, COMBINE),
-  index_get: indexGet(MSL_DIALECT),
-  nonzero: nonzero(MSL_DIALECT),
-  masked_select: maskedSelect(MSL_DIALECT),
-  philox: philox(MSL_DIALECT, NORMAL_Z),
-};
+export const MSL_TEMPLATES = templateTable(MSL_DIALECT, { reduce: REDUCE, matmul: MATMUL, sort: MSL_SORT, normalZ: NORMAL_Z });
 
 /** MSL source of an elementwise program, from its bytecode (for tests and tools). */
 export const mslElementwiseSource = ewSourceOf(MSL_EW);
 
 /** MSL source of a template kind. */
-export function mslTemplateSource(name: string): string {
-  const body = Object.hasOwn(MSL_TEMPLATES, name) ? MSL_TEMPLATES[name] : undefined;
-  if (body === undefined) {
-    throw new Error(`msl renderer: no template "${name}" (expected one of ${Object.keys(MSL_TEMPLATES).join(", ")})`);
-  }
-  return PREAMBLE + DF_HELPERS + body;
-}
+export const mslTemplateSource = templateSource("msl", MSL_TEMPLATES, () => PREAMBLE + DF_HELPERS);
 
 /** MSL source of an "ewreduce" program (a reduction of the expression's values), from its expression. */
 export function mslElementwiseReduceSource(expr: Expr, ninputs: number): string {

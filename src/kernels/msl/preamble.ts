@@ -113,6 +113,7 @@ typedef ulong pt_u64;
 #define pt_facc_div pt_df_div
 #define pt_facc_sqrt pt_df_sqrt
 #define pt_facc_of_i64(x) pt_df_of_long(x)
+#define pt_facc_lt pt_df_lt
 #define PT_BUF(k) B[int(PT_A(k)) & (PT_MTL_MAX_BUFS - 1)]
 #define PT_ARR(T, name) const thread T *name
 #define PT_SHARED_GLOBAL(T, name)

@@ -1,6 +1,6 @@
 /**
- * The index kernels written once: gather, index_get and the helpers of index_put (whose
- * write order and scatter still differ per language: cuda/, glsl/ and msl/index.ts).
+ * The index kernels written once: gather, scatter, index_put, index_get, nonzero and
+ * masked_select, with the combining step of the indexed writes.
  * Reads run as ELEMENT launches over the index's elements; in error mode every index is
  * checked, and the first bad one an invocation meets is reported.
  */
@@ -247,9 +247,32 @@ export const maskedSelect = (d: Dialect): string =>
  * and source offsets, PT_BLOCK elements at a time, then invocation 0 combines them in row-major order, so the last
  * writer wins and float accumulation has one order. In error mode every index is checked (by the whole group) before
  * the first write, so a failed scatter or index_put leaves its output untouched; the first bad index in row-major
- * order is the one reported. pt_combine (=, +=, max=, min=) is each language's: MSL combines floats in float-float.
+ * order is the one reported. pt_combine is =, +=, max= or min=: floats in pt_facc (float-float on Metal, which has no
+ * double), ints in int64 with wrap, NaN winning max and min as the CPU's do.
  */
 const WRITE_HELPERS = String.raw`
+PT_FN void pt_combine(PT_PTR db, int ddt, pt_i64 di, PT_PTR sb, int sdt, pt_i64 si, int reduce) {
+  if (reduce == 0) {
+    pt_copy_elem(db, ddt, di, sb, sdt, si);
+    return;
+  }
+  if (pt_is_float(ddt)) {
+    const pt_facc x = pt_ld_facc(db, ddt, di), y = pt_ld_facc(sb, sdt, si);
+    pt_facc r;
+    if (reduce == 1) r = pt_facc_add(x, y);
+    else if (pt_facc_isnan(x) || pt_facc_isnan(y)) r = pt_facc_isnan(x) ? x : y;
+    else if (reduce == 2) r = pt_facc_lt(y, x) ? x : y;
+    else r = pt_facc_lt(x, y) ? x : y;
+    pt_st_facc(db, ddt, di, r);
+  } else {
+    const pt_i64 x = pt_ld_i64(db, ddt, di), y = pt_ld_i64(sb, sdt, si);
+    pt_i64 r;
+    if (reduce == 1) r = pt_i64(pt_u64(x) + pt_u64(y));
+    else if (reduce == 2) r = x > y ? x : y;
+    else r = x < y ? x : y;
+    pt_st_i64(db, ddt, di, r);
+  }
+}
 PT_SHARED_GLOBAL(pt_i64, pt_dst)
 PT_SHARED_GLOBAL(pt_i64, pt_src)
 PT_SHARED_GLOBAL(pt_i64, pt_mins)
@@ -285,9 +308,9 @@ const WRITE_ARRAYS = String.raw`  PT_SHARED_LOCAL(pt_i64, pt_dst)
   PT_SHARED_LOCAL(pt_i64, pt_src)
   PT_SHARED_LOCAL(pt_i64, pt_mins)`;
 
-/** scatter (slots.ts; shape: of the index); `combine` defines pt_combine. */
-export const scatter = (d: Dialect, combine: string): string =>
-  combine + WRITE_HELPERS + String.raw`
+/** scatter (slots.ts; shape: of the index). */
+export const scatter = (d: Dialect): string =>
+  WRITE_HELPERS + String.raw`
 /* out[p with p[axis] = idx[p]] (=, +=, max=, min=) src[p] in row-major order of p. */
 ${d.kernel}
 ${WRITE_ARRAYS}
@@ -335,8 +358,8 @@ ${WRITE_ARRAYS}
 `;
 
 /** index_put (IP_HELPERS' block): out[idx0[b], ..., idx(k-1)[b], r] (= or +=) vals[b, r], row-major over (b, r). */
-export const indexPut = (d: Dialect, combine: string): string =>
-  combine + WRITE_HELPERS + IP_HELPERS + String.raw`
+export const indexPut = (d: Dialect): string =>
+  WRITE_HELPERS + IP_HELPERS + String.raw`
 ${d.kernel}
 ${WRITE_ARRAYS}
   pt_ip j;

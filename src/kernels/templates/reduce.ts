@@ -17,6 +17,7 @@ export const DOUBLE_FACC = String.raw`#define pt_facc double
 #define pt_facc_div pt_div
 #define pt_facc_sqrt pt_sqrt
 #define pt_facc_of_i64(x) double(x)
+#define pt_facc_lt(a, b) ((a) < (b))
 `;
 /**
  * The accumulator of reduce and ewreduce: what a row's op folds (kinds), how
