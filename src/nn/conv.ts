@@ -1,8 +1,8 @@
 /**
  * `pt.nn`'s spatial functions as compositions: pad (index selection or concatenation),
  * conv1d and conv2d as im2col feeding the matmul path (strided slices of the padded input
- * stacked into columns, one batched matmul per group: cuBLAS on CUDA), the pools over the
- * same columns, and adaptiveAvgPool2d and interpolate as products with small pooling or
+ * stacked into columns, one batched matmul per group: cuBLAS on CUDA), the pools as an
+ * elementwise chain over the same slices (maximum or add: one fused kernel), and adaptiveAvgPool2d and interpolate as products with small pooling or
  * interpolation matrices built on the host. Layouts are PyTorch's (NCHW; weight [Cout,
  * Cin / groups, kH, kW]). The columns hold C * kH * kW * OH * OW elements: a fused
  * implicit-GEMM kernel is later work, checked against these.
@@ -90,8 +90,8 @@ const padOrSame = (t: Tensor, pads: number[], value = 0) => (pads.every((v) => v
 /** The output length of a window sliding over n (after padding): floor((n + 2p - d (k - 1) - 1) / s) + 1. */
 const outLength = (n: number, k: number, s: number, p: number, d: number) => Math.floor((n + 2 * p - d * (k - 1) - 1) / s) + 1;
 
-/** [N, C, K, OH, OW]: for each kernel position, the strided slice of the (already padded) input it reads. */
-function columns(x: Tensor, k: [number, number], s: [number, number], d: [number, number], out: [number, number]): Tensor {
+/** For each kernel position, the strided slice [N, C, OH, OW] of the (already padded) input it reads (views). */
+function taps(x: Tensor, k: [number, number], s: [number, number], d: [number, number], out: [number, number]): Tensor[] {
   const slices: Tensor[] = [];
   for (let i = 0; i < k[0]; i++) {
     for (let j = 0; j < k[1]; j++) {
@@ -100,8 +100,12 @@ function columns(x: Tensor, k: [number, number], s: [number, number], d: [number
       );
     }
   }
-  return stack(slices, 2);
+  return slices;
 }
+
+/** [N, C, K, OH, OW]: the taps stacked, conv's columns. */
+const columns = (x: Tensor, k: [number, number], s: [number, number], d: [number, number], out: [number, number]) =>
+  stack(taps(x, k, s, d, out), 2);
 
 /** Options of `conv2d` (and, with single numbers, `conv1d`). */
 export interface ConvOptions {
@@ -223,8 +227,8 @@ function pooled(op: string, x: Tensor, kernel: number | readonly number[], o: Po
     throw new TensorError(op, `kernel ${k.join("x")} is larger than the padded input ${h + 2 * p[0]}x${w + 2 * p[1]}`);
   }
   const batched = x.ndim === 4 ? x : x.unsqueeze(0);
-  const cols = (t: Tensor) => columns(padOrSame(t, [p[1], p[1], p[0], p[0]], fill), k, s, d, out);
-  return { batched, cols, unbatch: (y: Tensor) => (x.ndim === 4 ? y : y.squeeze(0)) };
+  const window = (t: Tensor) => taps(padOrSame(t, [p[1], p[1], p[0], p[0]], fill), k, s, d, out);
+  return { batched, window, unbatch: (y: Tensor) => (x.ndim === 4 ? y : y.squeeze(0)) };
 }
 
 /**
@@ -234,8 +238,9 @@ function pooled(op: string, x: Tensor, kernel: number | readonly number[], o: Po
  */
 export function maxPool2d(x: Tensor, kernelSize: number | readonly number[], options: PoolOptions = {}): Tensor {
   return tidy(() => {
-    const { batched, cols, unbatch } = pooled("nn.maxPool2d", x, kernelSize, options, -Infinity);
-    return unbatch(cols(batched).max(2));
+    const { batched, window, unbatch } = pooled("nn.maxPool2d", x, kernelSize, options, -Infinity);
+    // An elementwise chain over the taps (one fused kernel when lazy), not a reduce of K-element rows: one group a row is slow.
+    return unbatch(window(batched).reduce((a, b) => a.maximum(b)));
   });
 }
 
@@ -248,10 +253,11 @@ export function avgPool2d(x: Tensor, kernelSize: number | readonly number[], opt
   const op = "nn.avgPool2d";
   if (options.dilation !== undefined) throw new TensorError(op, "takes no dilation (as PyTorch's avg_pool2d)");
   return tidy(() => {
-    const { batched, cols, unbatch } = pooled(op, x, kernelSize, options, 0);
-    if (options.countIncludePad ?? true) return unbatch(cols(batched).mean(2));
+    const { batched, window, unbatch } = pooled(op, x, kernelSize, options, 0);
+    const sum = (t: Tensor) => window(t).reduce((a, b) => a.add(b)); // the taps in order: one fused kernel when lazy
+    if (options.countIncludePad ?? true) return unbatch(sum(batched).div(window(batched).length));
     const ones = full([1, 1, batched.shape[2], batched.shape[3]], 1, { dtype: batched.dtype, device: batched.device });
-    return unbatch(cols(batched).sum(2).div(cols(ones).sum(2)));
+    return unbatch(sum(batched).div(sum(ones)));
   });
 }
 
