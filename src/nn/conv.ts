@@ -9,17 +9,11 @@
  */
 import { Tensor } from "../tensor/tensor.ts";
 import { TensorError } from "../base/errors.ts";
-import { isFloat } from "../base/dtype.ts";
+import { floatTensor } from "./check.ts";
 import { describeValue, fmtShape } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
 import { full, tensor } from "../tensor/creation.ts";
 import { cat, stack } from "../tensor/movement.ts";
-
-function floatTensor(op: string, what: string, x: unknown): Tensor {
-  if (!(x instanceof Tensor)) throw new TensorError(op, `${what} must be a Tensor, got ${describeValue(x)}`);
-  if (!isFloat(x.dtype)) throw new TensorError(op, `${what} must be a floating-point tensor, got ${x.dtype}; cast it first`);
-  return x;
-}
 
 /** An int or a pair of them as [h, w], each checked to be an integer >= min. */
 function pair(op: string, what: string, v: number | readonly number[], min: number): [number, number] {

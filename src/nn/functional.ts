@@ -9,6 +9,7 @@
  */
 import { Tensor } from "../tensor/tensor.ts";
 import { TensorError } from "../base/errors.ts";
+import { floatTensor } from "./check.ts";
 import { isFloat, isInt } from "../base/dtype.ts";
 import { describeValue, fmtShape, normalizeAxes, normalizeAxis } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
@@ -43,12 +44,6 @@ export interface BceOptions extends LossOptions {
   weight?: Tensor;
   /** A weight of the positive examples, broadcast against the input (one per class in the last dim, typically). */
   posWeight?: Tensor;
-}
-
-function floatTensor(op: string, what: string, x: unknown): Tensor {
-  if (!(x instanceof Tensor)) throw new TensorError(op, `${what} must be a Tensor, got ${describeValue(x)}`);
-  if (!isFloat(x.dtype)) throw new TensorError(op, `${what} must be a floating-point tensor, got ${x.dtype}; cast it first`);
-  return x;
 }
 
 function reductionOf(op: string, r: unknown): Reduction {

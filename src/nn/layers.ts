@@ -8,19 +8,14 @@
  */
 import { Tensor } from "../tensor/tensor.ts";
 import { TensorError } from "../base/errors.ts";
-import { type DType, isFloat, isInt } from "../base/dtype.ts";
+import { floatTensor } from "./check.ts";
+import { type DType, isInt } from "../base/dtype.ts";
 import { describeValue, fmtShape } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
 import { rand } from "../tensor/random.ts";
 import { ones } from "../tensor/creation.ts";
 import { noGrad } from "../autograd/graph.ts";
 import { softmax } from "./functional.ts";
-
-function floatTensor(op: string, what: string, x: unknown): Tensor {
-  if (!(x instanceof Tensor)) throw new TensorError(op, `${what} must be a Tensor, got ${describeValue(x)}`);
-  if (!isFloat(x.dtype)) throw new TensorError(op, `${what} must be a floating-point tensor, got ${x.dtype}; cast it first`);
-  return x;
-}
 
 function finite(op: string, what: string, v: unknown, lo = -Infinity, hi = Infinity): number {
   if (typeof v !== "number" || !(v >= lo && v <= hi)) {
