@@ -4,11 +4,12 @@
  * region: it disposes everything it makes and ends with the device idle. check() recomputes
  * once, outside timing, and throws if the result is wrong. The state is the input tensors.
  *
- * PT_BENCH_FULL=1 adds matmul_4096 and add_256m, too big for CI on the CPU. The host-side
+ * PT_BENCH_FULL=1 adds matmul_4096, add_256m and the big cases of nn_cases.ts, too big for CI on the CPU. The host-side
  * microcases of bench/micro.ts come last.
  */
 import * as pt from "../mod.ts";
 import { micro } from "./micro.ts";
+import { NN_BIG, nnCases } from "./nn_cases.ts";
 
 export type State = Record<string, pt.Tensor>;
 export interface Case {
@@ -311,6 +312,7 @@ const all: Case[] = [
   }),
   matmul("matmul_4096", 4096),
   add("add_256m", 256 * 1024 * 1024),
+  ...nnCases(mk) as Case[],
   ...micro,
 ];
 // The eager twins of the fused cases: the lazy issue's target is the ratio of the two.
@@ -319,7 +321,7 @@ for (const name of ["fused_pointwise_1080p", "sq_diff_mean_16m"]) {
   all.splice(at + 1, 0, eager(all[at], `${name}_eager`));
 }
 
-const BIG = new Set(["matmul_4096", "add_256m"]);
+const BIG = new Set(["matmul_4096", "add_256m", ...NN_BIG]);
 /** The cases to run: all of them with PT_BENCH_FULL=1, else all but the two big ones. */
 export const cases: Case[] = all.filter((c) => FULL || !BIG.has(c.name));
 export const skipped: string[] = all.filter((c) => !cases.includes(c)).map((c) => c.name);

@@ -16,7 +16,8 @@ from chart import svg  # noqa: E402
 out = sys.argv[1]
 CASES = ["dispatch_overhead_small", "eager_binary_dispatch_tight_loop", "masking_ops_tight_loop", "broadcast_binary_add",
          "sort_middle_axis_64x1024x64", "deferred_alias_copy_materialize", "chw_rgb_to_hwc_u8_1080p", "fused_pointwise_1080p",
-         "mask_logical_reduce_16m", "sq_diff_mean_16m", "noncontig_chw_hwc_copy_1080p", "matmul_4096", "add_256m", "add_16m", "sum_16m", "matmul_1024"]
+         "mask_logical_reduce_16m", "sq_diff_mean_16m", "noncontig_chw_hwc_copy_1080p", "matmul_4096", "add_256m", "add_16m", "sum_16m", "matmul_1024",
+         "softmax_8192x4096", "layer_norm_8192x4096", "conv2d_32x64x56x56_3x3", "sdpa_causal_8x16x1024x64"]
 FLOOR_CASES = {"dispatch_overhead_small", "deferred_alias_copy_materialize", "add_256m", "fused_pointwise_1080p",
                "fused_pointwise_1080p_eager"}
 GIB3 = 3 * 2**30  # bytes moved by add_256m

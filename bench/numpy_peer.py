@@ -102,10 +102,29 @@ CASES = {
     "mask_logical_reduce_16m": case_mask_reduce,
     "noncontig_chw_hwc_copy_1080p": case_noncontig,
     "sq_diff_mean_16m": case_sq_diff_mean,
+    "softmax_8192x4096": case_softmax,
+    "layer_norm_8192x4096": case_layer_norm,
 }
 BIG = {"matmul_4096": lambda: case_matmul(4096), "add_256m": lambda: case_add(256 * 1024 * 1024)}
 if FULL:
     CASES.update(BIG)
+
+
+def case_softmax():
+    x = randn(8192, 4096)
+    def run():
+        e = np.exp(x - x.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+    return run
+
+
+def case_layer_norm():
+    x, w, b = randn(8192, 4096), randn(4096), randn(4096)
+    def run():
+        m = x.mean(-1, keepdims=True)
+        c = x - m
+        return c / np.sqrt((c * c).mean(-1, keepdims=True) + np.float32(1e-5)) * w + b
+    return run
 
 
 def median_ms(run):

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from gpu_harness import HW, M16, Case, Framework, main, windows
 
@@ -21,6 +22,7 @@ if sys.argv[1:2] == ["--device"]:
     DEVICE = sys.argv[2]
     del sys.argv[1:3]
 torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False  # conv2d in true fp32, as ours
 dev = torch.device(DEVICE)
 gen = torch.Generator(device=dev).manual_seed(0)
 f32 = np.float32
@@ -122,6 +124,43 @@ CASES = [
          lambda s, out: [("hwc", h(out[0]), h(s["x"]).transpose(1, 2, 0), 0), ("back", h(out[1]), h(s["x"]), 0)]),
     matmul("matmul_4096", 4096),
     add("add_256m", 256 * 1024 * 1024),
+] + NN_CASES
+
+
+def softmax_verify(s, out):
+    x = h(s["x"]).astype(np.float64)[::2731]
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return [("softmax", h(out)[::2731], e / e.sum(-1, keepdims=True), 1e-5)]
+
+
+def layer_norm_verify(s, out):
+    x = h(s["x"]).astype(np.float64)[::2731]
+    z = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    return [("layerNorm", h(out)[::2731], z * h(s["w"]) + h(s["b"]), 1e-4)]
+
+
+def conv_verify(s, out):  # image 0, output channels 0 and 63, as direct sums over 3x3 windows
+    x = np.pad(h(s["x"])[0].astype(np.float64), ((0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))
+    w = h(s["w"]).astype(np.float64)
+    return [(f"conv2d[0,{o}]", h(out)[0, o], np.einsum("cijab,cab->ij", win, w[o]), 1e-4) for o in (0, 63)]
+
+
+def attention_verify(s, out):  # two (batch, head) slices against a float64 softmax of products
+    q, k, v = (h(s[n])[:1, :2].astype(np.float64) for n in "qkv")
+    sc = q @ k.swapaxes(-1, -2) / 8 + np.triu(np.full((1024, 1024), -np.inf), 1)
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    return [("attention", h(out)[:1, :2], (p / p.sum(-1, keepdims=True)) @ v, 1e-4)]
+
+
+NN_CASES = [
+    Case("softmax_8192x4096", lambda: {"x": randn(8192, 4096)}, lambda s: torch.softmax(s["x"], -1), softmax_verify),
+    Case("layer_norm_8192x4096", lambda: {"x": randn(8192, 4096), "w": randn(4096), "b": randn(4096)},
+         lambda s: F.layer_norm(s["x"], [4096], s["w"], s["b"]), layer_norm_verify),
+    Case("conv2d_32x64x56x56_3x3", lambda: {"x": randn(32, 64, 56, 56), "w": randn(64, 64, 3, 3) * 0.05},
+         lambda s: F.conv2d(s["x"], s["w"], padding=1), conv_verify),
+    Case("sdpa_causal_8x16x1024x64", lambda: {n: randn(8, 16, 1024, 64) for n in "qkv"},
+         lambda s: F.scaled_dot_product_attention(s["q"], s["k"], s["v"], is_causal=True), attention_verify),
 ]
 
 

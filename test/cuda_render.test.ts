@@ -9,6 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { kindOf } from "../src/kernels/launch.ts";
+import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
 import { assert, rng, test, testUnless } from "./harness.ts";
 import { hasGxx, runEmulated } from "./cuda_emu.ts";
 import { BINARY, type BinaryOp, encodeBytecode, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
@@ -134,12 +136,15 @@ test("cuda: sources carry params.h's pt_params struct verbatim", () => {
   }
 });
 
+const KINDS = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+/** Template names: one per kind of blocks.h, attention one per feature size. */
+const NAMES = [...KINDS, ...ATTENTION_SIZES.map((e) => `attention.${e}`)];
+
 test("cuda: every template kind of blocks.h renders a pt_main", () => {
-  const kinds = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
-  assert.deepEqual(Object.keys(CUDA_TEMPLATES).sort(), [...kinds].sort());
-  for (const kind of kinds) {
+  assert.deepEqual(Object.keys(CUDA_TEMPLATES).sort(), [...NAMES].sort());
+  for (const kind of NAMES) {
     const prog = cudaRenderer.template(kind);
-    assert.equal(prog.kind, kind);
+    assert.equal(prog.kind, kindOf(kind));
     assert.equal(prog.key, `cuda:t:${kind}`);
     const src = decode(prog.source);
     assert.equal(src.match(/extern "C" __global__ void pt_main\(const pt_params p\)/g)?.length, 1, kind);

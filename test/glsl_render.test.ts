@@ -9,6 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { kindOf } from "../src/kernels/launch.ts";
+import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
 import { assert, test, testUnless } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { GLSL_TEMPLATES, glslElementwiseSource, glslRenderer, glslTemplateSource } from "../src/kernels/glsl.ts";
@@ -24,6 +26,8 @@ const PREDICATES = new Set<UnaryOp>(["logicalNot", "isnan", "isinf", "isfinite",
 const COMPARES = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge", "logicalAnd", "logicalOr", "logicalXor"]);
 const COMPUTE: DType[] = ["float32", "float64", "int32", "int64"];
 const KINDS = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+/** Template names: one per kind of blocks.h, attention one per feature size. */
+const NAMES = [...KINDS, ...ATTENTION_SIZES.map((e) => `attention.${e}`)];
 
 function unarySource(op: UnaryOp, dt: DType): string {
   return glslElementwiseSource(unary(op, load(0, dt), PREDICATES.has(op) ? "bool" : dt), 1);
@@ -129,10 +133,10 @@ test("glsl: sources follow params.h: the record, the error codes, the group size
 });
 
 test("glsl: every template kind of blocks.h renders a main, once", () => {
-  assert.deepEqual(Object.keys(GLSL_TEMPLATES).sort(), [...KINDS].sort());
-  for (const kind of KINDS) {
+  assert.deepEqual(Object.keys(GLSL_TEMPLATES).sort(), [...NAMES].sort());
+  for (const kind of NAMES) {
     const prog = glslRenderer.template(kind);
-    assert.equal(prog.kind, kind);
+    assert.equal(prog.kind, kindOf(kind));
     assert.equal(prog.key, `glsl:t:${kind}`);
     const src = decode(prog.source);
     assert.equal(src.match(/\bvoid main\(\)/g)?.length, 1, kind);

@@ -11,6 +11,8 @@ import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { kindOf } from "../src/kernels/launch.ts";
+import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
 import { assert, test, testUnless } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { cudaElementwiseReduceSource, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "../src/kernels/cuda.ts";
@@ -38,6 +40,8 @@ const PREDICATES = new Set<UnaryOp>(["logicalNot", "isnan", "isinf", "isfinite",
 const COMPARES = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge", "logicalAnd", "logicalOr", "logicalXor"]);
 const COMPUTE: DType[] = ["float32", "float64", "int32", "int64"];
 const KINDS = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+/** Template names: one per kind of blocks.h, attention one per feature size. */
+const NAMES = [...KINDS, ...ATTENTION_SIZES.map((e) => `attention.${e}`)];
 
 const unaryExpr = (op: UnaryOp, dt: DType) => unary(op, load(0, dt), PREDICATES.has(op) ? "bool" : dt);
 const binaryExpr = (op: BinaryOp, dt: DType) => binary(op, load(0, dt), load(1, dt), COMPARES.has(op) ? "bool" : dt);
@@ -81,10 +85,10 @@ function checkBounds(src: string, name: string): void {
 }
 
 test("hip: every template kind of blocks.h renders one pt_main with HIP's launch bounds", () => {
-  assert.deepEqual([...HIP_TEMPLATES].sort(), [...KINDS].sort());
-  for (const kind of KINDS) {
+  assert.deepEqual([...HIP_TEMPLATES].sort(), [...NAMES].sort());
+  for (const kind of NAMES) {
     const prog = hipRenderer.template(kind);
-    assert.equal(prog.kind, kind);
+    assert.equal(prog.kind, kindOf(kind));
     assert.equal(prog.key, `hip:t:${kind}`);
     assert.equal(prog.source[prog.source.length - 1], 0, "sources end with a NUL byte");
     const src = decode(prog.source).replace(/\0$/, "");

@@ -13,6 +13,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { kindOf } from "../src/kernels/launch.ts";
+import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
 import { assert, test, testUnless } from "./harness.ts";
 import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { MSL_TEMPLATES, mslElementwiseReduceSource, mslElementwiseSource, mslRenderer, mslTemplateSource } from "../src/kernels/msl.ts";
@@ -32,6 +34,8 @@ const PREDICATES = new Set<UnaryOp>(["logicalNot", "isnan", "isinf", "isfinite",
 const COMPARES = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge", "logicalAnd", "logicalOr", "logicalXor"]);
 const COMPUTE: DType[] = ["float32", "float64", "int32", "int64"];
 const KINDS = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+/** Template names: one per kind of blocks.h, attention one per feature size. */
+const NAMES = [...KINDS, ...ATTENTION_SIZES.map((e) => `attention.${e}`)];
 
 function unarySource(op: UnaryOp, dt: DType): string {
   return mslElementwiseSource(unary(op, load(0, dt), PREDICATES.has(op) ? "bool" : dt), 1);
@@ -195,10 +199,10 @@ test("msl: nothing MSL lacks: double, long long, unsuffixed float literals, CUDA
 });
 
 test("msl: every template kind of blocks.h renders a pt_main; renderer registered", () => {
-  assert.deepEqual(Object.keys(MSL_TEMPLATES).sort(), [...KINDS].sort());
-  for (const kind of KINDS) {
+  assert.deepEqual(Object.keys(MSL_TEMPLATES).sort(), [...NAMES].sort());
+  for (const kind of NAMES) {
     const prog = mslRenderer.template(kind);
-    assert.equal(prog.kind, kind);
+    assert.equal(prog.kind, kindOf(kind));
     assert.equal(prog.key, `msl:t:${kind}`);
     assert.equal(decode(prog.source).match(/kernel void pt_main\(/g)?.length, 1, kind);
     assert.deepEqual(mslRenderer.template(kind), prog, "the same program again (renderers cache nothing: the device does)");

@@ -3,7 +3,7 @@
  * backend compiles into its own loop program (native/src/backends/cpu/ew_compile.c); templates are the C kernels
  * built into the shim, so their source is empty.
  */
-import type { Renderer } from "./launch.ts";
+import { kindOf, type Renderer } from "./launch.ts";
 import { encodeBytecode } from "./ir.ts";
 
 export const bytecodeRenderer: Renderer = {
@@ -16,6 +16,6 @@ export const bytecodeRenderer: Renderer = {
     return { kind: "ewreduce", source: new Uint8Array(words.buffer), key: `ewreduce:${words.join(",")}` };
   },
   template(name) {
-    return { kind: name, source: new Uint8Array(0), key: `t:${name}` };
+    return { kind: kindOf(name), source: new Uint8Array(0), key: `t:${kindOf(name)}` };
   },
 };

@@ -30,6 +30,9 @@ export interface Renderer {
   template(name: string): { kind: string; source: Uint8Array; key: string };
 }
 
+/** A template name's program kind (blocks.h): the name up to a dot, after which a variant of the kind is named. */
+export const kindOf = (name: string): string => name.split(".")[0];
+
 /**
  * A Renderer for a source language, from its elementwise and template source functions:
  * programs are named by structure (the bytecode; the template name) with keys
@@ -53,7 +56,7 @@ export function sourceRenderer(
       const words = encodeBytecode(expr, ninputs);
       return prog(`${prefix}:${words.join(",")}`, "ew", ew(words));
     },
-    template: (name) => prog(`${prefix}:t:${name}`, name, template(name)),
+    template: (name) => prog(`${prefix}:t:${name}`, kindOf(name), template(name)),
     ...(specializesLinear && {
       elementwiseLinear(expr: Expr, ninputs: number, dtypes: readonly number[]) {
         const words = encodeBytecode(expr, ninputs);

@@ -56,6 +56,8 @@ const TABLE = {
   philox: "dist seed_lo seed_hi offset a:real b:real out:view n",
   ewreduce: "op ddof rank:count(shape) shape:shape start rows rowlen nviews:count(views) views:views(nviews) nconst:count(consts) " +
     "consts:values(nconst)",
+  attention: "brank:count(bshape) bshape:shape l s e ev scale_bits causal masked q:view q_rows q_cols k:view k_rows k_cols " +
+    "v:view v_rows v_cols mask:view mask_rows mask_cols out:view out_rows out_cols",
 } as const;
 
 function parse(row: string): Field[] {

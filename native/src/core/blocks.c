@@ -310,6 +310,34 @@ static int ewreduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int
   return PT_OK;
 }
 
+static int attention_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  static const char *const names[5] = {"attention: Q", "attention: K", "attention: V", "attention: MASK", "attention: OUT"};
+  static const int at[5] = {PT_ATTENTION_Q, PT_ATTENTION_K, PT_ATTENTION_V, PT_ATTENTION_MASK, PT_ATTENTION_OUT};
+  int brank, st = need("attention", na, PT_ATTENTION_SLOTS);
+  int64_t bshape[RANK], l, s, e, ev, x, masked;
+  if (st != PT_OK || (st = rank_shape("attention: batch shape", a + PT_ATTENTION_BRANK, 0, &brank, bshape)) != PT_OK) return st;
+  if (!sint(a[PT_ATTENTION_L], 0, (int64_t)SLOT_MAX, &l)) return bad("attention", "L", a[PT_ATTENTION_L]);
+  if (!sint(a[PT_ATTENTION_S], 0, (int64_t)SLOT_MAX, &s)) return bad("attention", "S", a[PT_ATTENTION_S]);
+  if (!sint(a[PT_ATTENTION_E], 0, PT_ATTENTION_MAX_E, &e)) return bad("attention", "E", a[PT_ATTENTION_E]);
+  if (!sint(a[PT_ATTENTION_EV], 0, PT_ATTENTION_MAX_E, &ev)) return bad("attention", "Ev", a[PT_ATTENTION_EV]);
+  if (!sint(a[PT_ATTENTION_SCALE_BITS], 0, 4294967295LL, &x)) return bad("attention", "scale bits", a[PT_ATTENTION_SCALE_BITS]);
+  if (!sint(a[PT_ATTENTION_CAUSAL], 0, 1, &x)) return bad("attention", "causal", a[PT_ATTENTION_CAUSAL]);
+  if (!sint(a[PT_ATTENTION_MASKED], 0, 1, &masked)) return bad("attention", "masked", a[PT_ATTENTION_MASKED]);
+  const int64_t rows[5] = {l, s, s, l, l}, cols[5] = {e, e, ev, s, ev};
+  for (int i = 0; i < 5; i++) {
+    if (i == 3 && !masked) continue;
+    int64_t rs, cs;
+    if (!sint(a[at[i] + VS], ANY, &rs) || !sint(a[at[i] + VS + 1], ANY, &cs))
+      return pt_error(PT_EINVAL, "%s: a row or column stride is not an integer", names[i]);
+    int64_t sh[2] = {rows[i], cols[i]}, sd[2] = {rs, cs};
+    view_t v;
+    if ((st = view(bufs, nbuf, a + at[i], brank, bshape, 2, sh, sd, names[i], &v)) != PT_OK) return st;
+    if (v.dtype != PT_F32) return pt_error(PT_EINVAL, "%s: dtype %d is not f32", names[i], v.dtype);
+  }
+  *work = numel(brank, bshape) * ((l + 255) / 256);
+  return PT_OK;
+}
+
 static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, pt_matmul_plan *mm) {
   static const char *const names[3] = {"matmul: A", "matmul: B", "matmul: C"};
   view_t v[3];
@@ -358,6 +386,7 @@ static const struct { const char *name; int shape; } kinds[PT_K_COUNT] = {
     [PT_K_MASKED_SELECT] = {"masked_select", PT_SHAPE_SERIAL},
     [PT_K_PHILOX] = {"philox", PT_SHAPE_ELEMENT},
     [PT_K_EWREDUCE] = {"ewreduce", PT_SHAPE_ROW},
+    [PT_K_ATTENTION] = {"attention", PT_SHAPE_ROW},
 };
 
 /* The VIEWs each kind's kernel reads and the buffers one launch may name (blocks.h). */
@@ -376,6 +405,7 @@ static const struct { int views, bufs; } fixed[PT_K_COUNT] = {
     [PT_K_MASKED_SELECT] = {3, 3},
     [PT_K_PHILOX] = {1, 1},
     [PT_K_EWREDUCE] = {0, ANY_BUFS}, /* like ew: the program's own */
+    [PT_K_ATTENTION] = {5, 5},
 };
 #define EW_MAGIC 0x50540001
 #define EW_MAX_DECLARED (1 << 20) /* more inputs than any block can hold: left to the driver to refuse */
@@ -436,7 +466,7 @@ int pt_program_source(const char *tag, const char *kind, const uint8_t *src, siz
   *k = pt_program_kind(kind);
   if (*k < 0)
     return pt_error(PT_EINVAL, "%s: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
-                    "index_put, index_get, nonzero, masked_select or philox)", tag, kind);
+                    "index_put, index_get, nonzero, masked_select, philox, ewreduce or attention)", tag, kind);
   if (srclen > 0 && src[srclen - 1] == 0) srclen--; /* renderers may NUL-terminate their text */
   if (srclen == 0 && *k != empty_ok) return pt_error(PT_EINVAL, "%s: a %s program needs %s; got none", tag, kind, needs);
   if (srclen > 0 && memchr(src, 0, srclen)) return pt_error(PT_EINVAL, "%s: the %s program's source contains a NUL byte", tag, kind);
@@ -467,6 +497,7 @@ static uint32_t written(int kind, const double *a) {
   case PT_K_MASKED_SELECT: return BUF(PT_MASKED_SELECT_OUT);
   case PT_K_PHILOX: return BUF(PT_PHILOX_OUT);
   case PT_K_EWREDUCE: return BUF(PT_EWREDUCE_VIEWS);
+  case PT_K_ATTENTION: return BUF(PT_ATTENTION_OUT);
   default: return 0;
   }
 #undef BUF
@@ -488,6 +519,7 @@ static int check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, in
   case PT_K_MASKED_SELECT: return compact_block(1, bufs, nbuf, a, na, work);
   case PT_K_PHILOX: return philox_block(bufs, nbuf, a, na, work);
   case PT_K_EWREDUCE: return ewreduce_block(bufs, nbuf, a, na, work);
+  case PT_K_ATTENTION: return attention_block(bufs, nbuf, a, na, work);
   default: return pt_error(PT_EINVAL, "corrupt program (kind %d)", kind);
   }
 }

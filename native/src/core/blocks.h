@@ -70,6 +70,12 @@
  *            kernel walks that row of E (one inner dim of stride 1, with
  *            outer dims [rows] of stride rowlen when rows > 1), E's buffer starting at an
  *            address aligned to 256 bytes, so a fused result is bit for bit the unfused one.
+ *   attention [brank, bshape x8, L, S, E, Ev, scale (f32 bits), causal, masked, then Q, K, V, MASK
+ *            and OUT, each a VIEW (batch strides) with its row and col strides]
+ *            out[b, i, :] = softmax_j(scale * q[b, i, :] . k[b, j, :] + mask[b, i, j]) v[b, j, :]
+ *            over j < S (j <= i when causal; mask only when masked, else MASK is not read).
+ *            All f32; E, Ev <= 128. Rows of queries are independent (a ROW launch over
+ *            batch x ceil(L / 256) tiles); a row with no key left is NaN, as 0 / 0.
  *   mode (gather, scatter, index_put): 0 error (negative indices count from the end; outside
  *   [-size, size) is PT_EKERNEL naming the index, axis and size), 1 clamp, 2 wrap (modulo).
  *   Index views may be int32 or int64; values are normalized as int64 before any use.
@@ -104,13 +110,16 @@
 
 /* Program kinds, in the order above. */
 enum { PT_K_EW, PT_K_REDUCE, PT_K_SCAN, PT_K_MATMUL, PT_K_SORT, PT_K_GATHER, PT_K_SCATTER, PT_K_INDEX_PUT,
-       PT_K_INDEX_GET, PT_K_NONZERO, PT_K_MASKED_SELECT, PT_K_PHILOX, PT_K_EWREDUCE, PT_K_COUNT };
+       PT_K_INDEX_GET, PT_K_NONZERO, PT_K_MASKED_SELECT, PT_K_PHILOX, PT_K_EWREDUCE,
+       PT_K_ATTENTION, PT_K_COUNT };
+/* The most features an attention block's query, key or value rows may have (a kernel holds a row in registers). */
+#define PT_ATTENTION_MAX_E 128
 
 /* The version of the block layouts above. Bump it whenever one of them changes: every
  * program records the layout it was built for (pt_layout), compiled programs cached on disk
  * carry it (program_cache.c), and an entry written for another version is named on stderr and
  * recompiled instead of launched. */
-#define PT_BLOCK_ABI 2
+#define PT_BLOCK_ABI 3
 
 /* The argument layout a program was built for, fixed when it is created: the block ABI, the
  * kind, the VIEWs its kernel reads (ew and ewreduce: 1 + its inputs, 0 = not declared; index_put and

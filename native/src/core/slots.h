@@ -142,4 +142,30 @@
 #define PT_EWREDUCE_NCONST(nviews) (15 + 11 * (nviews))
 #define PT_EWREDUCE_CONSTS(nviews) (16 + 11 * (nviews))
 #define PT_EWREDUCE_SLOTS(nviews) (16 + 11 * (nviews))
+/* attention: brank, bshape, l, s, e, ev, scale_bits, causal, masked, q, q_rows, q_cols, k, k_rows, k_cols, v, v_rows, v_cols, mask, mask_rows, mask_cols, out, out_rows, out_cols */
+#define PT_ATTENTION_BRANK 0
+#define PT_ATTENTION_BSHAPE 1
+#define PT_ATTENTION_L 9
+#define PT_ATTENTION_S 10
+#define PT_ATTENTION_E 11
+#define PT_ATTENTION_EV 12
+#define PT_ATTENTION_SCALE_BITS 13
+#define PT_ATTENTION_CAUSAL 14
+#define PT_ATTENTION_MASKED 15
+#define PT_ATTENTION_Q 16
+#define PT_ATTENTION_Q_ROWS 27
+#define PT_ATTENTION_Q_COLS 28
+#define PT_ATTENTION_K 29
+#define PT_ATTENTION_K_ROWS 40
+#define PT_ATTENTION_K_COLS 41
+#define PT_ATTENTION_V 42
+#define PT_ATTENTION_V_ROWS 53
+#define PT_ATTENTION_V_COLS 54
+#define PT_ATTENTION_MASK 55
+#define PT_ATTENTION_MASK_ROWS 66
+#define PT_ATTENTION_MASK_COLS 67
+#define PT_ATTENTION_OUT 68
+#define PT_ATTENTION_OUT_ROWS 79
+#define PT_ATTENTION_OUT_COLS 80
+#define PT_ATTENTION_SLOTS 81
 #endif

@@ -7,6 +7,7 @@ import { gather, indexGet, indexPut, maskedSelect, nonzero, scatter } from "./in
 import { scan } from "./reduce.ts";
 import { sort, type SortPlan } from "./sort.ts";
 import { philox } from "./random.ts";
+import { attention, ATTENTION_SIZES } from "./attention.ts";
 
 /** What a language writes itself, or sizes, of the template kinds. */
 export interface OwnTemplates {
@@ -30,6 +31,7 @@ export const templateTable = (d: Dialect, own: OwnTemplates): Readonly<Record<st
   nonzero: nonzero(d),
   masked_select: maskedSelect(d),
   philox: philox(d, own.normalZ),
+  ...Object.fromEntries(ATTENTION_SIZES.map((e) => [`attention.${e}`, attention(d, e)])),
 });
 
 /** A language's source of a template kind: its prefix, then the kind's text; an unknown kind throws, naming the known ones. */

@@ -43,6 +43,7 @@ int cpu_index_put(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int
 int cpu_nonzero(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
 int cpu_masked_select(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
 int cpu_philox(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
+int cpu_attention(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
 int cpu_has_blas(void);
 
 #endif
