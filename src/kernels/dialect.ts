@@ -14,6 +14,7 @@
  *   PT_<KIND>_<FIELD>        a field's slot (PT_GATHER_AXIS, PT_INDEX_VALS(k)): slots.ts's slotDefines, in every preamble
  *   PT_FAIL(code, a, b, c)   reports a kernel error with three details (the first report wins)
  *   PT_UNROLL                before a loop of constant trip count the compiler should unroll
+ *   PT_UNROLL_REGS           before a loop over a register array (attention's q and o), which stays in registers only unrolled
  *   PT_FN                    a helper function's qualifiers
  *   PT_CTX, PT_PASS          a helper's leading parameters that reach the block (with their comma), and
  *                            the arguments a call passes for them: PT_A, PT_VIEW and PT_FAIL work in its body

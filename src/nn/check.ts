@@ -10,3 +10,11 @@ export function floatTensor(op: string, what: string, x: unknown): Tensor {
   if (!isFloat(x.dtype)) throw new TensorError(op, `${what} must be a floating-point tensor, got ${x.dtype}; cast it first`);
   return x;
 }
+
+/** v when it is a number in [lo, hi], else a TensorError of op naming the argument. */
+export function finite(op: string, what: string, v: unknown, lo = -Infinity, hi = Infinity): number {
+  if (typeof v !== "number" || !(v >= lo && v <= hi)) {
+    throw new TensorError(op, `${what} must be a number in [${lo}, ${hi}], got ${describeValue(v)}`);
+  }
+  return v;
+}

@@ -1,28 +1,18 @@
 /**
  * `pt.nn`'s layer functions that are compositions of the library's ops: activations,
- * dropout, embedding, the normalizations (layer, RMS, group and batch norm) and scaled
- * dot-product attention. Each runs in a tidy scope and differentiates through the ops'
- * rules; the one write is batchNorm's update of its running statistics, in place and
- * outside the graph, as PyTorch does. Fused one-pass kernels for the norms and attention
- * are later work; these are the reference they will be checked against.
+ * dropout, embedding and the normalizations (layer, RMS, group and batch norm); attention
+ * is in attention.ts. Each runs in a tidy scope and differentiates through the ops' rules;
+ * the one write is batchNorm's update of its running statistics, in place and outside the
+ * graph, as PyTorch does.
  */
 import { Tensor } from "../tensor/tensor.ts";
 import { TensorError } from "../base/errors.ts";
-import { floatTensor } from "./check.ts";
+import { finite, floatTensor } from "./check.ts";
 import { type DType, isInt } from "../base/dtype.ts";
 import { describeValue, fmtShape } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
 import { rand } from "../tensor/random.ts";
-import { ones } from "../tensor/creation.ts";
 import { noGrad } from "../autograd/graph.ts";
-import { softmax } from "./functional.ts";
-
-function finite(op: string, what: string, v: unknown, lo = -Infinity, hi = Infinity): number {
-  if (typeof v !== "number" || !(v >= lo && v <= hi)) {
-    throw new TensorError(op, `${what} must be a number in [${lo}, ${hi}], got ${describeValue(v)}`);
-  }
-  return v;
-}
 
 /** x * sigmoid(x), as `torch.nn.functional.silu`. */
 export function silu(x: Tensor): Tensor {
@@ -249,46 +239,5 @@ export function batchNorm(
       variance = runningVar!.reshape(view);
     }
     return affine(op, x.sub(mean).mul(variance.add(eps).rsqrt()), options.weight, options.bias, [c], view);
-  });
-}
-
-/** Options of `scaledDotProductAttention`. */
-export interface AttentionOptions {
-  /** A bool mask (true: attend) or a float mask added to the scores, broadcast to [..., L, S]. */
-  attnMask?: Tensor;
-  /** Position i attends to positions j <= i (a lower-triangular mask of L x S); not with attnMask. */
-  isCausal?: boolean;
-  /** The scores' scale (default 1 / sqrt(E)). */
-  scale?: number;
-  /** Dropout of the attention weights (default 0); applied as `nn.dropout` does. */
-  dropoutP?: number;
-}
-
-/**
- * softmax(q k^T * scale + mask) v for q [..., L, E], k [..., S, E] and v [..., S, Ev], batch dims broadcasting, as
- * `torch.nn.functional.scaled_dot_product_attention`. This composition keeps the [L, S] weights in memory; a fused
- * kernel is later work. A row with every position masked is NaN, as in PyTorch's math path.
- * @throws {TensorError} when the shapes disagree, both isCausal and attnMask are given, or the mask does not broadcast.
- */
-export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, options: AttentionOptions = {}): Tensor {
-  const op = "nn.scaledDotProductAttention";
-  for (const [what, t] of [["query", q], ["key", k], ["value", v]] as const) {
-    if (floatTensor(op, what, t).ndim < 2) {
-      throw new TensorError(op, `${what} must be [..., seq, features], got shape ${fmtShape(t.shape)}`);
-    }
-  }
-  const e = q.shape[q.ndim - 1], l = q.shape[q.ndim - 2], s = k.shape[k.ndim - 2];
-  if (k.shape[k.ndim - 1] !== e) throw new TensorError(op, `key's features ${k.shape[k.ndim - 1]} differ from query's ${e}`);
-  if (v.shape[v.ndim - 2] !== s) throw new TensorError(op, `value's sequence ${v.shape[v.ndim - 2]} differs from key's ${s}`);
-  const { attnMask, isCausal = false } = options;
-  if (isCausal && attnMask !== undefined) throw new TensorError(op, "takes isCausal or attnMask, not both");
-  const scale = finite(op, "scale", options.scale ?? 1 / Math.sqrt(e)), p = finite(op, "dropoutP", options.dropoutP ?? 0, 0, 1);
-  return tidy(() => {
-    let scores = q.matmul(k.transpose(-2, -1)).mul(scale);
-    const mask = isCausal ? ones([l, s], { dtype: "bool", device: q.device }).tril() : attnMask;
-    if (mask !== undefined) scores = mask.dtype === "bool" ? scores.maskedFill(mask.logicalNot(), -Infinity) : scores.add(mask);
-    let weights = softmax(scores, -1);
-    if (p > 0) weights = weights.mul(rand([...weights.shape], { device: q.device }).ge(p)).div(1 - p);
-    return weights.matmul(v);
   });
 }

@@ -68,6 +68,7 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
  * calls (test/cuda_render.test.ts names both spellings), and this line is in every program. */
 #define PT_FAIL(code, d0, d1, d2) pt_fail((p).err, (code), (d0), (d1), (d2))
 #define PT_UNROLL _Pragma("unroll")
+#define PT_UNROLL_REGS _Pragma("unroll")
 #define PT_FN static __device__ __forceinline__
 #define PT_CTX const pt_params &p,
 #define PT_PASS p,

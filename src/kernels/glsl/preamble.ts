@@ -101,6 +101,8 @@ ${slotDefines()}
 #define PT_SHAPE(k, rank, shape) pt_shape_at((k), (rank), (shape))
 #define PT_FAIL(code, d0, d1, d2) pt_fail((code), int64_t(d0), int64_t(d1), int64_t(d2))
 #define PT_UNROLL [[unroll]]
+/* left to the driver: llvmpipe compiles attention's fully unrolled 128-feature loops for minutes */
+#define PT_UNROLL_REGS
 #define PT_FN
 #define pt_wrap32(v) int(v) /* int64 -> int keeps the low 32 bits */
 #define PT_CTX

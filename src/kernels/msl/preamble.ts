@@ -81,6 +81,7 @@ typedef ulong pt_u64;
 #define PT_SHAPE(k, rank, shape) pt_shape_at(p, (k), (rank), (shape))
 #define PT_FAIL(code, d0, d1, d2) pt_fail(err, (code), (d0), (d1), (d2))
 #define PT_UNROLL
+#define PT_UNROLL_REGS
 #define PT_FN inline
 #define PT_CTX constant pt_mtl_params &p, const thread pt_ptr *B, device pt_mtl_error *err,
 #define PT_PASS p, B, err,

@@ -46,7 +46,7 @@ ${d.bounds(1)}${d.kernel}
     const pt_i64 oo = vo.off + pt_offset_of(b, brank, bshape, vo.st) + i * orow;
     float q[PT_ATT_E];
     float o[PT_ATT_E];
-    PT_UNROLL
+    PT_UNROLL_REGS
     for (int e = 0; e < PT_ATT_E; e++) {
       q[e] = 0.0f;
       o[e] = 0.0f;
@@ -70,13 +70,13 @@ ${d.bounds(1)}${d.kernel}
       if (live) {
         float s[PT_ATT_BC];
         float mt = ninf;
-        PT_UNROLL
+        PT_UNROLL_REGS
         for (int jj = 0; jj < PT_ATT_BC; jj++) {
           const pt_i64 j = j0 + pt_i64(jj);
           float x = ninf;
           if (j < S && (!causal || j <= i)) {
             float dot = 0.0f;
-            PT_UNROLL
+            PT_UNROLL_REGS
             for (int e = 0; e < PT_ATT_E; e++) dot += q[e] * ks[jj * PT_ATT_E + e];
             x = dot * scale;
             if (masked) x += pt_raw_f32(vm.b, mo + j * mc);
@@ -87,23 +87,23 @@ ${d.bounds(1)}${d.kernel}
         if (mt > m) {
           const float c = pt_exp_f32(m - mt);
           l *= c;
-          PT_UNROLL
+          PT_UNROLL_REGS
           for (int e = 0; e < PT_ATT_E; e++) o[e] *= c;
           m = mt;
         }
         if (m > ninf) {
-          PT_UNROLL
+          PT_UNROLL_REGS
           for (int jj = 0; jj < PT_ATT_BC; jj++) {
             const float p = pt_exp_f32(s[jj] - m); /* a NaN score stays NaN and makes the row NaN, as PyTorch's */
             l += p;
-            PT_UNROLL
+            PT_UNROLL_REGS
             for (int e = 0; e < PT_ATT_E; e++) o[e] += p * vs[jj * PT_ATT_E + e];
           }
         }
       }
     }
     if (live) {
-      PT_UNROLL
+      PT_UNROLL_REGS
       for (int e = 0; e < PT_ATT_E; e++) {
         if (e < EV) pt_put_f32(vo.b, oo + pt_i64(e) * ocol, o[e] / l);
       }
