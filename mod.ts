@@ -60,7 +60,23 @@ export {
 export type { CreateOptions, ShapeArg } from "./src/tensor/creation.ts";
 export { getOffset, getSeed, manualSeed, rand, randint, randn, setOffset } from "./src/tensor/random.ts";
 export { cat, stack } from "./src/tensor/movement.ts";
-export { allclose, chunk, equal, isclose, roll, split, tile, tril, triu, unbind } from "./src/tensor/structure.ts";
+export {
+  allclose,
+  chunk,
+  diag,
+  diagonal,
+  equal,
+  isclose,
+  meshgrid,
+  movedim,
+  outer,
+  roll,
+  split,
+  tile,
+  tril,
+  triu,
+  unbind,
+} from "./src/tensor/structure.ts";
 
 /** torch.tensor's alias for JS data. */
 export { tensor as fromArray } from "./src/tensor/creation.ts";
