@@ -409,3 +409,5 @@ export function logicalNot(x: Tensor): Tensor {
 export * as optim from "./src/optim/mod.ts";
 /** Neural-network functions (softmax, losses, activations, dropout, embedding, norms, attention), as `torch.nn.functional`. */
 export * as nn from "./src/nn/mod.ts";
+export { amax, amin, kthvalue, median, nansum, nanToNum, quantile } from "./src/tensor/stats.ts";
+export type { QuantileInterpolation, ValuesIndices } from "./src/tensor/stats.ts";
