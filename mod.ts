@@ -411,3 +411,4 @@ export * as optim from "./src/optim/mod.ts";
 export * as nn from "./src/nn/mod.ts";
 export { amax, amin, kthvalue, median, nansum, nanToNum, quantile } from "./src/tensor/stats.ts";
 export type { QuantileInterpolation, ValuesIndices } from "./src/tensor/stats.ts";
+export { einsum } from "./src/tensor/einsum.ts";
