@@ -412,3 +412,5 @@ export * as nn from "./src/nn/mod.ts";
 export { amax, amin, kthvalue, median, nansum, nanToNum, quantile } from "./src/tensor/stats.ts";
 export type { QuantileInterpolation, ValuesIndices } from "./src/tensor/stats.ts";
 export { einsum } from "./src/tensor/einsum.ts";
+export { bincount, histc, searchsorted, unique } from "./src/tensor/counting.ts";
+export type { SearchsortedOptions, UniqueOptions, UniqueResult } from "./src/tensor/counting.ts";
