@@ -414,3 +414,4 @@ export type { QuantileInterpolation, ValuesIndices } from "./src/tensor/stats.ts
 export { einsum } from "./src/tensor/einsum.ts";
 export { bincount, histc, searchsorted, unique } from "./src/tensor/counting.ts";
 export type { SearchsortedOptions, UniqueOptions, UniqueResult } from "./src/tensor/counting.ts";
+export { bernoulli, multinomial, normal, randperm } from "./src/tensor/sampling.ts";
