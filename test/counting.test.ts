@@ -150,9 +150,8 @@ test("searchsorted, bincount, histc and unique reject bad input with TensorError
     () => pt.searchsorted(pt.zeros([3]), pt.zeros([1]), { side: "left", right: true }),
     /^searchsorted: side "left" contradicts right/,
   );
-  // deno-lint-ignore no-explicit-any
   assertTensorError(
-    () => pt.searchsorted(pt.zeros([3]), pt.zeros([1]), { side: "up" as any }),
+    () => pt.searchsorted(pt.zeros([3]), pt.zeros([1]), { side: "up" as never }),
     /^searchsorted: side must be "left" or "right"/,
   );
   assertTensorError(

@@ -201,6 +201,5 @@ test("einsum rejects malformed equations and mismatched operands with TensorErro
   assertTensorError(() => pt.einsum("ii", m), /^einsum: subscript 'i' is repeated for operand 0 but the sizes don't match, 2 != 3/);
   assertTensorError(() => pt.einsum("ij,jk", m, pt.zeros([2, 2])), /^einsum: subscript 'j' has size 2 in operand 1 but size 3 elsewhere/);
   assertTensorError(() => pt.einsum("ij"), /^einsum: needs at least one operand/);
-  // deno-lint-ignore no-explicit-any
-  assertTensorError(() => pt.einsum("i", 3 as any), /^einsum: operand 0 must be a Tensor/);
+  assertTensorError(() => pt.einsum("i", 3 as never), /^einsum: operand 0 must be a Tensor/);
 });

@@ -212,8 +212,7 @@ test("the statistics reject bad input with TensorErrors naming the function", ()
   assertTensorError(() => pt.amax(pt.zeros([2]), 1), /^amax: axis 1 is out of range/);
   assertTensorError(() => pt.amin(pt.zeros([2, 2]), [0, 0]), /^amin: axes \[0, 0\] repeat an axis/);
   assertTensorError(() => pt.nansum(pt.zeros([2]), 3), /^nansum: axis 3 is out of range/);
-  // deno-lint-ignore no-explicit-any
-  assertTensorError(() => pt.nanToNum(pt.zeros([2]), "x" as any), /^nanToNum: nan must be a number/);
+  assertTensorError(() => pt.nanToNum(pt.zeros([2]), "x" as never), /^nanToNum: nan must be a number/);
   assertTensorError(() => pt.median(pt.zeros([2, 0]), 1), /^median: dim 1 of shape \[2, 0\] is empty/);
   assertTensorError(() => pt.median(pt.zeros([0], { dtype: "int32" })), /^median: an empty int32 tensor has no median/);
   assertTensorError(() => pt.median(pt.zeros([2]), 2), /^median: axis 2 is out of range/);
@@ -223,7 +222,9 @@ test("the statistics reject bad input with TensorErrors naming the function", ()
   assertTensorError(() => pt.quantile(pt.zeros([3]), 1.5), /^quantile: q must lie in \[0, 1\], got 1.5/);
   assertTensorError(() => pt.quantile(pt.zeros([3]), [0.5, NaN]), /^quantile: q must lie in \[0, 1\], got NaN/);
   assertTensorError(() => pt.quantile(pt.zeros([3]), pt.zeros([2, 2])), /^quantile: q must be a scalar or 1-D/);
-  // deno-lint-ignore no-explicit-any
-  assertTensorError(() => pt.quantile(pt.zeros([3]), 0.5, 0, false, { interpolation: "cubic" as any }), /^quantile: interpolation must be/);
+  assertTensorError(
+    () => pt.quantile(pt.zeros([3]), 0.5, 0, false, { interpolation: "cubic" as never }),
+    /^quantile: interpolation must be/,
+  );
   assertTensorError(() => pt.quantile(pt.zeros([3]), 0.5, 1), /^quantile: axis 1 is out of range/);
 });

@@ -161,6 +161,5 @@ test("diag, diagonal, outer, movedim and meshgrid reject bad input with TensorEr
   assertTensorError(() => pt.meshgrid([]), /^meshgrid: needs a non-empty list/);
   assertTensorError(() => pt.meshgrid([pt.zeros([2, 2])]), /^meshgrid: needs 0-d or 1-D tensors/);
   assertTensorError(() => pt.meshgrid([pt.zeros([2]), iota([2])]), /^meshgrid: needs one dtype, got float32 and int32/);
-  // deno-lint-ignore no-explicit-any
-  assertTensorError(() => pt.meshgrid([pt.zeros([2])], { indexing: "yx" as any }), /^meshgrid: indexing must be "ij" or "xy"/);
+  assertTensorError(() => pt.meshgrid([pt.zeros([2])], { indexing: "yx" as never }), /^meshgrid: indexing must be "ij" or "xy"/);
 });

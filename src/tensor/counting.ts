@@ -192,6 +192,7 @@ export interface UniqueOptions {
 
 /** unique's result when inverse or counts are asked for. */
 export interface UniqueResult {
+  /** The distinct values (or slices), in the input's dtype. */
   values: Tensor;
   /** int64: of the input's shape without dim, else [size of dim]. */
   inverse?: Tensor;
@@ -206,6 +207,7 @@ export interface UniqueResult {
  * @throws {TensorError} when dim is out of range.
  */
 export function unique(t: Tensor, opts?: UniqueOptions & { returnInverse?: false; returnCounts?: false }): Tensor;
+/** unique with returnInverse or returnCounts: `{ values, inverse, counts }` with what was asked for (see the first form). */
 export function unique(t: Tensor, opts: UniqueOptions): UniqueResult;
 export function unique(t: Tensor, opts: UniqueOptions = {}): Tensor | UniqueResult {
   const op = "unique";

@@ -98,7 +98,9 @@ export function nanToNum(t: Tensor, nan = 0, posinf?: number, neginf?: number): 
 
 /** Values and int64 indices, as torch's named tuples of median and kthvalue. */
 export interface ValuesIndices {
+  /** The values picked, in the input's dtype. */
   values: Tensor;
+  /** Where each value lies along the dim (int64). */
   indices: Tensor;
 }
 
@@ -136,6 +138,7 @@ function medianAlong(x: Tensor, d: number, keepdim: boolean): ValuesIndices {
  * @throws {TensorError} when dim is out of range, the row along dim is empty, or an integer tensor without dim is empty.
  */
 export function median(t: Tensor): Tensor;
+/** The median along dim, with the index of each: see the form without dim. */
 export function median(t: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
 export function median(t: Tensor, dim?: number, keepdim = false): Tensor | ValuesIndices {
   const op = "median";
