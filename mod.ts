@@ -60,7 +60,23 @@ export {
 export type { CreateOptions, ShapeArg } from "./src/tensor/creation.ts";
 export { getOffset, getSeed, manualSeed, rand, randint, randn, setOffset } from "./src/tensor/random.ts";
 export { cat, stack } from "./src/tensor/movement.ts";
-export { allclose, chunk, equal, isclose, roll, split, tile, tril, triu, unbind } from "./src/tensor/structure.ts";
+export {
+  allclose,
+  chunk,
+  diag,
+  diagonal,
+  equal,
+  isclose,
+  meshgrid,
+  movedim,
+  outer,
+  roll,
+  split,
+  tile,
+  tril,
+  triu,
+  unbind,
+} from "./src/tensor/structure.ts";
 
 /** torch.tensor's alias for JS data. */
 export { tensor as fromArray } from "./src/tensor/creation.ts";
@@ -393,3 +409,9 @@ export function logicalNot(x: Tensor): Tensor {
 export * as optim from "./src/optim/mod.ts";
 /** Neural-network functions (softmax, losses, activations, dropout, embedding, norms, attention), as `torch.nn.functional`. */
 export * as nn from "./src/nn/mod.ts";
+export { amax, amin, kthvalue, median, nansum, nanToNum, quantile } from "./src/tensor/stats.ts";
+export type { QuantileInterpolation, ValuesIndices } from "./src/tensor/stats.ts";
+export { einsum } from "./src/tensor/einsum.ts";
+export { bincount, histc, searchsorted, unique } from "./src/tensor/counting.ts";
+export type { SearchsortedOptions, UniqueOptions, UniqueResult } from "./src/tensor/counting.ts";
+export { bernoulli, multinomial, normal, randperm } from "./src/tensor/sampling.ts";

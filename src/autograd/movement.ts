@@ -84,3 +84,9 @@ export function toDevice(t: Tensor, out: Tensor): Tensor {
   const from: Device = t.device;
   return record(out, "to", [t], [], (g) => [g.to(from)]);
 }
+
+/** A view of t's elements chosen by `view` (diagonal): g written into zeros of t's shape through the same view. */
+export function viewed(op: string, t: Tensor, out: Tensor, view: (z: Tensor) => Tensor): Tensor {
+  const shape = t.shape;
+  return record(out, op, [t], [], (g) => [scattered(g, shape, view)]);
+}

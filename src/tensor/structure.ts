@@ -1,17 +1,21 @@
 /**
  * Structure and comparison functions that are compositions of the library's ops: split,
  * chunk and unbind (views, through narrow), tril and triu (a where over an index mask),
- * roll (cat of two narrows), repeat and tile (a reshape of an expanded view, one copy), and
- * isclose, allclose and equal. Being compositions they run on every backend and take their
- * gradients from the ops' rules; errors name the function the user called.
+ * roll (cat of two narrows), repeat and tile (a reshape of an expanded view, one copy),
+ * isclose, allclose and equal, and diag, diagonal, outer, movedim and meshgrid. Being
+ * compositions they run on every backend and take their gradients from the ops' rules;
+ * diagonal, a strided view of its own, records its rule (autograd/movement.ts). Errors name
+ * the function the user called.
  */
 import { TensorError } from "../base/errors.ts";
 import { describeValue, fmtShape, normalizeAxis } from "../base/shape.ts";
 import { isFloat } from "../base/dtype.ts";
-import { Tensor } from "./tensor.ts";
-import { arange } from "./creation.ts";
+import { Tensor, viewOf } from "./tensor.ts";
+import { arange, zeros } from "./creation.ts";
 import { cat } from "./movement.ts";
 import { tidy } from "./tidy.ts";
+import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
+import { viewed } from "../autograd/movement.ts";
 
 function tensorArg(op: string, t: unknown): Tensor {
   if (!(t instanceof Tensor)) throw new TensorError(op, `expects a Tensor, got ${describeValue(t)}`);
@@ -201,4 +205,140 @@ export function equal(a: Tensor, b: Tensor): boolean {
   tensorArg("equal", b);
   if (a.ndim !== b.ndim || a.shape.some((d, i) => d !== b.shape[i])) return false;
   return tidy(() => Boolean(a.eq(b).all().item()));
+}
+
+/** The length of the diagonal `offset` of a rows x cols matrix (0 when it lies outside). */
+function diagonalLength(rows: number, cols: number, offset: number): number {
+  return Math.max(0, offset >= 0 ? Math.min(rows, cols - offset) : Math.min(rows + offset, cols));
+}
+
+function offsetArg(op: string, what: string, v: unknown): number {
+  if (typeof v !== "number" || !Number.isInteger(v)) throw new TensorError(op, `${what} must be an integer, got ${describeValue(v)}`);
+  return v;
+}
+
+function diagonalView(t: Tensor, offset: number, d1: number, d2: number): Tensor {
+  const n = diagonalLength(t.shape[d1], t.shape[d2], offset);
+  const keep = [...t.shape.keys()].filter((i) => i !== d1 && i !== d2);
+  const start = n === 0 ? 0 : offset >= 0 ? offset * t.strides[d2] : -offset * t.strides[d1];
+  const shape = [...keep.map((i) => t.shape[i]), n], strides = [...keep.map((i) => t.strides[i]), t.strides[d1] + t.strides[d2]];
+  return viewOf(t, shape, strides, t.offset + start, "diagonal");
+}
+
+/**
+ * The diagonal `offset` (0 the main one, > 0 above it, < 0 below) of the matrices that dims dim1 and dim2 span, as a view that
+ * shares t's memory, as `torch.diagonal`: both dims are removed and the diagonal is appended as the last dim.
+ *
+ * @example
+ * using m = pt.arange(9).reshape([3, 3]);
+ * using d = pt.diagonal(m, 1); // [1, 5]
+ * @throws {TensorError} when t has fewer than 2 dims, offset is not an integer, or dim1 and dim2 are out of range or the same dim.
+ */
+export function diagonal(t: Tensor, offset = 0, dim1 = 0, dim2 = 1): Tensor {
+  const op = "diagonal";
+  tensorArg(op, t);
+  if (t.ndim < 2) throw new TensorError(op, `needs 2 or more dims, got shape ${fmtShape(t.shape)}`);
+  offsetArg(op, "offset", offset);
+  const d1 = normalizeAxis(dim1, t.ndim, op), d2 = normalizeAxis(dim2, t.ndim, op);
+  if (d1 === d2) throw new TensorError(op, `dim1 and dim2 must differ, got ${dim1} and ${dim2}`);
+  const out = diagonalView(t, offset, d1, d2);
+  return gradEnabled && wantsGrad(t) ? viewed(op, t, out, (z) => diagonalView(z, offset, d1, d2)) : out;
+}
+
+/** diagonal under another name, for diag, whose argument of that name (torch's) hides it. */
+const diagonalOf = diagonal;
+
+/**
+ * As `torch.diag`: of a 1-D tensor of n elements, the square matrix of n + |diagonal| rows with the tensor on diagonal
+ * `diagonal` and zeros elsewhere; of a matrix, a copy of its diagonal `diagonal` (see `diagonal` for a view).
+ *
+ * @example
+ * using m = pt.diag(pt.tensor([1, 2]), 1); // [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
+ * @throws {TensorError} when t is neither 1-D nor 2-D or diagonal is not an integer.
+ */
+export function diag(t: Tensor, diagonal = 0): Tensor {
+  const op = "diag";
+  tensorArg(op, t);
+  offsetArg(op, "diagonal", diagonal);
+  if (t.ndim === 2) return tidy(() => diagonalOf(t, diagonal, 0, 1).clone()); // clone: a copy, as torch.diag's
+  if (t.ndim !== 1) throw new TensorError(op, `needs a 1-D or 2-D tensor, got shape ${fmtShape(t.shape)}`);
+  const n = t.shape[0], m = n + Math.abs(diagonal);
+  if (n === 0) return zeros([m, m], { dtype: t.dtype, device: t.device });
+  return tidy(() => {
+    const opts = { dtype: "int64" as const, device: t.device };
+    const rows = arange(m, undefined, 1, opts).unsqueeze(1), cols = arange(m, undefined, 1, opts).unsqueeze(0);
+    const on = cols.sub(rows).eq(diagonal);
+    // Element [i, i + k] is t[i] above the main diagonal, [j - k, j] is t[j] below it: t picked by row or by column index.
+    const at = (diagonal >= 0 ? rows.expand([m, m]) : cols.expand([m, m])).reshape([m * m]);
+    const picked = t.indexSelect(0, at, "clamp").reshape([m, m]);
+    return picked.where(on, t.dtype === "bool" ? false : 0).cast(t.dtype);
+  });
+}
+
+/**
+ * The outer product of two 1-D tensors: element [i, j] is a[i] * b[j]; the dtypes promote as `mul`. As `torch.outer`.
+ * @throws {TensorError} when a or b is not 1-D or they are on different devices.
+ */
+export function outer(a: Tensor, b: Tensor): Tensor {
+  const op = "outer";
+  tensorArg(op, a);
+  tensorArg(op, b);
+  if (a.ndim !== 1 || b.ndim !== 1) {
+    throw new TensorError(op, `needs two 1-D tensors, got shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)}`);
+  }
+  return tidy(() => a.reshape([a.shape[0], 1]).mul(b.reshape([1, b.shape[0]])));
+}
+
+/**
+ * A view of t with the dims at `source` moved to the positions `destination` and the other dims in their order, as
+ * `torch.movedim` (a permute).
+ *
+ * @example
+ * using x = pt.zeros([2, 3, 4]);
+ * pt.movedim(x, 0, -1).shape; // [3, 4, 2]
+ * @throws {TensorError} when source and destination differ in length, a dim is out of range, or either repeats a dim.
+ */
+export function movedim(t: Tensor, source: number | readonly number[], destination: number | readonly number[]): Tensor {
+  const op = "movedim";
+  tensorArg(op, t);
+  const src = typeof source === "number" ? [source] : [...source], dst = typeof destination === "number" ? [destination] : [...destination];
+  if (src.length !== dst.length) {
+    throw new TensorError(op, `source [${src.join(", ")}] and destination [${dst.join(", ")}] must name as many dims`);
+  }
+  const s = src.map((d) => normalizeAxis(d, t.ndim, op)), e = dst.map((d) => normalizeAxis(d, t.ndim, op));
+  if (new Set(s).size !== s.length) throw new TensorError(op, `source [${src.join(", ")}] repeats a dim`);
+  if (new Set(e).size !== e.length) throw new TensorError(op, `destination [${dst.join(", ")}] repeats a dim`);
+  if (t.ndim === 0) return t.reshape([]);
+  const order = new Array<number>(t.ndim).fill(-1);
+  e.forEach((d, i) => order[d] = s[i]);
+  const rest = [...t.shape.keys()].filter((d) => !s.includes(d));
+  for (let i = 0, r = 0; i < t.ndim; i++) if (order[i] < 0) order[i] = rest[r++];
+  return t.permute(order);
+}
+
+/**
+ * Coordinate grids of 1-D (or 0-d, one-element) tensors, as `torch.meshgrid`: result i has every input's length as a dim
+ * and repeats input i along its own dim. `indexing` "ij" (the default) gives dims in the inputs' order; "xy" swaps the first
+ * two (Cartesian, as NumPy's default). The results are expanded views that share the inputs' memory.
+ *
+ * @example
+ * const [gx, gy] = pt.meshgrid([pt.tensor([1, 2, 3]), pt.tensor([4, 5])], { indexing: "xy" }); // each of shape [2, 3]
+ * @throws {TensorError} when the list is empty, an input has more than one dim, the dtypes or devices differ, or indexing is
+ * neither "ij" nor "xy".
+ */
+export function meshgrid(tensors: readonly Tensor[], opts: { indexing?: "ij" | "xy" } = {}): Tensor[] {
+  const op = "meshgrid", indexing = opts.indexing ?? "ij";
+  if (!Array.isArray(tensors) || tensors.length === 0) throw new TensorError(op, "needs a non-empty list of tensors");
+  for (const t of tensors) {
+    tensorArg(op, t);
+    if (t.ndim > 1) throw new TensorError(op, `needs 0-d or 1-D tensors, got shape ${fmtShape(t.shape)}`);
+    if (t.dtype !== tensors[0].dtype) throw new TensorError(op, `needs one dtype, got ${tensors[0].dtype} and ${t.dtype}`);
+    if (t.device !== tensors[0].device) throw new TensorError(op, `needs one device, got ${tensors[0].device.id} and ${t.device.id}`);
+  }
+  if (indexing !== "ij" && indexing !== "xy") throw new TensorError(op, `indexing must be "ij" or "xy", got ${describeValue(indexing)}`);
+  const swap = indexing === "xy" && tensors.length >= 2;
+  const dimOfInput = (i: number) => (swap && i < 2 ? 1 - i : i);
+  const shape = new Array<number>(tensors.length);
+  tensors.forEach((t, i) => shape[dimOfInput(i)] = t.numel);
+  return tensors.map((t, i) => tidy(() => t.reshape(shape.map((n, d) => (d === dimOfInput(i) ? n : 1))).expand(shape)));
 }
