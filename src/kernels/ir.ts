@@ -4,7 +4,7 @@
  * structure (not its sizes or constant values) is the program's cache key, so one compiled
  * program serves every shape and value. Op codes match blocks.h's bytecode.
  */
-import { type DType, DTYPES } from "../base/dtype.ts";
+import { type DType, DTYPES, isFloat } from "../base/dtype.ts";
 
 export const UNARY = {
   neg: 10,
@@ -122,6 +122,11 @@ export const INT_ONLY_BINARY: ReadonlySet<BinaryOp> = new Set<BinaryOp>([
   "bitwiseLeftShift",
   "bitwiseRightShift",
 ]);
+
+/** Whether binary op has a meaning for operands computing as dtype dt (a renderer refuses the others). */
+export function binaryDefined(op: BinaryOp, dt: DType): boolean {
+  return isFloat(dt) ? !INT_ONLY_BINARY.has(op) : !FLOAT_ONLY_BINARY.has(op);
+}
 
 /** An expression node; `dtype` is the dtype of the value it produces. */
 export type Expr =

@@ -289,7 +289,8 @@ PT_FN ${T} pt_floordiv_py(${T} a, ${T} b) {
   if (m != ${T}(0) && ((b < ${T}(0)) != (m < ${T}(0)))) d = pt_sub(d, ${T}(1));
   if (d == ${T}(0)) return ${copysign(`${T}(0)`, "pt_div(a, b)")};
   ${T} f = ${floorName}(d);
-  if (pt_sub(d, f) > ${T}(0.5)) f = pt_add(f, ${T}(1));
+  const ${T} frac = pt_sub(d, f);
+  if (pt_add(frac, frac) > ${T}(1)) f = pt_add(f, ${T}(1)); /* frac > 1/2, exactly, with no fractional literal */
   return f;
 }
 `;
