@@ -225,8 +225,8 @@ test("integer fmod and floorDivide match BigInt loops (truncated and floor round
       const A = dtype === "int64" ? [...as, -(2n ** 62n) - 5n] : as, B = dtype === "int64" ? [...bs, 3n] : bs;
       const make = (v: bigint[]) => dtype === "int64" ? pt.tensor(BigInt64Array.from(v)) : pt.tensor(Int32Array.from(v.map(Number)));
       const ta = make(A), tb = make(B);
-      const fm = [...pt.fmod(ta, tb).toArray() as ArrayLike<number | bigint>].map(BigInt);
-      const fd = [...pt.floorDivide(ta, tb).toArray() as ArrayLike<number | bigint>].map(BigInt);
+      const fm = Array.from(pt.fmod(ta, tb).toArray() as ArrayLike<number | bigint>, BigInt);
+      const fd = Array.from(pt.floorDivide(ta, tb).toArray() as ArrayLike<number | bigint>, BigInt);
       assert.deepEqual(fm, A.map((x, i) => wrap(x % B[i])), `fmod ${dtype}`);
       assert.deepEqual(fd, A.map((x, i) => wrap(floorDiv(x, B[i]))), `floorDivide ${dtype}`);
     }
