@@ -10,7 +10,10 @@ import { assert, assertTensorError, rng, test } from "./harness.ts";
 type Int = "int32" | "int64" | "uint8" | "bool";
 const BITS: Record<Int, number> = { int32: 32, int64: 64, uint8: 8, bool: 1 };
 /** v wrapped to dtype as PyTorch stores it. */
-const wrap = (dt: Int, v: bigint) => (dt === "uint8" ? BigInt.asUintN(8, v) : dt === "bool" ? (v !== 0n ? 1n : 0n) : BigInt.asIntN(BITS[dt], v));
+const wrap = (
+  dt: Int,
+  v: bigint,
+) => (dt === "uint8" ? BigInt.asUintN(8, v) : dt === "bool" ? (v !== 0n ? 1n : 0n) : BigInt.asIntN(BITS[dt], v));
 
 /** Random values of dtype, with its extremes. */
 function values(dt: Int, n: number, seed: number): bigint[] {
@@ -135,6 +138,9 @@ test("float operands are a TensorError naming the function; bool shifts too; the
     assertTensorError(() => pt.bitwiseLeftShift(b, b), /^bitwiseLeftShift: is not supported for bool operands/);
     assertTensorError(() => pt.bitwiseRightShift(b, true), /^bitwiseRightShift: is not supported for bool operands/);
     assertTensorError(() => pt.bitwiseAnd(1, 2), /^bitwiseAnd: needs at least one tensor operand/);
-    assertTensorError(() => pt.bitwiseAnd(pt.zeros([2], { dtype: "int32" }), pt.zeros([3], { dtype: "int32" })), /^bitwiseAnd: .*broadcast/);
+    assertTensorError(
+      () => pt.bitwiseAnd(pt.zeros([2], { dtype: "int32" }), pt.zeros([3], { dtype: "int32" })),
+      /^bitwiseAnd: .*broadcast/,
+    );
   });
 });

@@ -77,7 +77,9 @@ test("glsl: every binary op renders for every compute type", () => {
       }
       const src = binarySource(op, dt);
       assert.match(src, /pt_ew_ld_\w+\(vb2, dt2, q2\)/, `${op} ${dt} loads input 1`);
-      if (dt.startsWith("int") && (op === "div" || op === "mod" || op === "fmod" || op === "floorDivide")) assert.match(src, /PT_KERR_INT_DIV/);
+      if (dt.startsWith("int") && (op === "div" || op === "mod" || op === "fmod" || op === "floorDivide")) {
+        assert.match(src, /PT_KERR_INT_DIV/);
+      }
       if (dt.startsWith("int") && op === "pow") assert.doesNotMatch(src, /pt_fail\(PT_KERR/, "integer pow never fails");
     }
   }
@@ -380,7 +382,9 @@ testUnless(
         if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
       }
     }
-    for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE.filter((d) => binaryDefined(op, d))) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+    for (const op of Object.keys(BINARY) as BinaryOp[]) {
+      for (const dt of COMPUTE.filter((d) => binaryDefined(op, d))) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+    }
     for (const [name, expr, n] of ewReduceCases()) programs.push([`ewreduce_${name}`, ewReduceSource(expr, n)]);
     compileAll(programs, validate);
   },

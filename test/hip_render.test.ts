@@ -64,7 +64,9 @@ function elementwiseCases(): [string, Expr, number][] {
   for (const op of Object.keys(UNARY) as UnaryOp[]) {
     for (const dt of COMPUTE) if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) out.push([`${op}_${dt}`, unaryExpr(op, dt), 1]);
   }
-  for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE.filter((d) => binaryDefined(op, d))) out.push([`${op}_${dt}`, binaryExpr(op, dt), 2]);
+  for (const op of Object.keys(BINARY) as BinaryOp[]) {
+    for (const dt of COMPUTE.filter((d) => binaryDefined(op, d))) out.push([`${op}_${dt}`, binaryExpr(op, dt), 2]);
+  }
   return out;
 }
 

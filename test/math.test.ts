@@ -165,15 +165,56 @@ for (const [name, op, ref, ulp] of BINARY) {
 test("atan2, hypot, fmod and floorDivide: signed zeros, infinities and NaN as C99 and Python, 1 // 0.1 is 9", () => {
   const pi = Math.PI;
   const cases: [(a: pt.Tensor, b: pt.Tensor) => pt.Tensor, number[], number[], number[]][] = [
-    [pt.atan2, [0, -0, 0, -0, 1, -1, Infinity, Infinity, -Infinity, 1, 1, NaN], [1, 1, -1, -1, 0, -0, Infinity, -Infinity, 5, Infinity, -Infinity, 1], [
-      0, -0, pi, -pi, pi / 2, -pi / 2, pi / 4, 3 * pi / 4, -pi / 2, 0, pi, NaN,
+    [pt.atan2, [0, -0, 0, -0, 1, -1, Infinity, Infinity, -Infinity, 1, 1, NaN], [
+      1,
+      1,
+      -1,
+      -1,
+      0,
+      -0,
+      Infinity,
+      -Infinity,
+      5,
+      Infinity,
+      -Infinity,
+      1,
+    ], [
+      0,
+      -0,
+      pi,
+      -pi,
+      pi / 2,
+      -pi / 2,
+      pi / 4,
+      3 * pi / 4,
+      -pi / 2,
+      0,
+      pi,
+      NaN,
     ]],
     [pt.hypot, [3, Infinity, NaN, -Infinity, 0, 1e300, 1e-300], [4, NaN, Infinity, 2, -0, 1e300, 1e-300], [
-      5, Infinity, Infinity, Infinity, 0, 1.4142135623730951e300, 1.4142135623730951e-300,
+      5,
+      Infinity,
+      Infinity,
+      Infinity,
+      0,
+      1.4142135623730951e300,
+      1.4142135623730951e-300,
     ]],
     [pt.fmod, [-3, 3, -0, 5, Infinity, 5, 5.5], [2, -2, 2, 0, 2, Infinity, 2], [-1, 1, -0, NaN, NaN, 5, 1.5]],
     [pt.floorDivide, [1, -7, 7, 1, -1, 0, -0, 0, 1, -1, Infinity, 5], [0.1, 2, -2, 0, 0, 0, 3, -3, Infinity, Infinity, 2, -Infinity], [
-      9, -4, -4, Infinity, -Infinity, NaN, -0, -0, 0, -1, NaN, -1,
+      9,
+      -4,
+      -4,
+      Infinity,
+      -Infinity,
+      NaN,
+      -0,
+      -0,
+      0,
+      -1,
+      NaN,
+      -1,
     ]],
   ];
   for (const dtype of F64 ? ["float64", "float32"] as const : ["float32"] as const) {
@@ -298,10 +339,14 @@ test("d atan2, hypot and fmod /da and /db match central differences, summed over
   });
 });
 
-testUnless(F64 ? null : "the device has no float64", "float64 math stays float64 and agrees with the CPU bit for bit where both use one formula (fmod)", () => {
-  pt.tidy(() => {
-    const a = pt.tensor([7.25, -1e10, 3], { dtype: "float64" });
-    assert.equal(pt.erf(a).dtype, "float64");
-    assert.deepEqual([...pt.fmod(a, 0.75).toArray() as Float64Array], [7.25 % 0.75, -1e10 % 0.75, 3 % 0.75]);
-  });
-});
+testUnless(
+  F64 ? null : "the device has no float64",
+  "float64 math stays float64 and agrees with the CPU bit for bit where both use one formula (fmod)",
+  () => {
+    pt.tidy(() => {
+      const a = pt.tensor([7.25, -1e10, 3], { dtype: "float64" });
+      assert.equal(pt.erf(a).dtype, "float64");
+      assert.deepEqual([...pt.fmod(a, 0.75).toArray() as Float64Array], [7.25 % 0.75, -1e10 % 0.75, 3 % 0.75]);
+    });
+  },
+);

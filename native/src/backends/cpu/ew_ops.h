@@ -134,7 +134,7 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2 };
   case EW_ATAN2: EW_MAP(y, FN(atan2)(XK, ZK)); break;                                       \
   case EW_HYPOT: EW_MAP(y, FN(hypot)(XK, ZK)); break;                                       \
   case EW_FMOD: EW_MAP(y, FN(fmod)(XK, ZK)); break;                                         \
-  case EW_FLOORDIV: EW_MAP(y, FN(floor)((XK) / (ZK))); break;                                  \
+  case EW_FLOORDIV: EW_MAP(y, ew_floordiv_##SUFFIX(XK, ZK)); break;                         \
   case EW_MAX: EW_SELECT(y, T, XK, ZK, a_ != a_ || a_ > b_); break;                          \
   case EW_MIN: EW_SELECT(y, T, XK, ZK, a_ != a_ || a_ < b_); break;                          \
   EW_COMPARE_CASES(XK, ZK, flag)                                                            \
@@ -211,7 +211,7 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2 };
     for (int64_t k = 0; k < n; k++) {                                                       \
       T a = (XK), d = (ZK);                                                                 \
       if (d == 0) return k;                                                                 \
-      y[k] = d == -1 ? 0 : (a % d + d) % d;                                                         \
+      y[k] = d == -1 ? 0 : a % d;                                                           \
     }                                                                                       \
     break;                                                                                  \
   case EW_POW: EW_MAP(y, ew_ipow_##SUFFIX(XK, ZK)); break;                                 \
