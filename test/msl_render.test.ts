@@ -351,7 +351,13 @@ int main() {
     const float x = (float)i * 1e-5f;
     if (ulps(pt_erf(x), erff(x)) > 1) bad++;
     if (x > -1.0f && ulps(pt_log1p(x), log1pf(x)) > 2) bad++;
+    if (ulps(pt_erfc(x), erfcf(x)) > 4) bad++; /* the float continued fraction near 3 */
+    if (ulps(pt_expm1(x), expm1f(x)) > 2) bad++;
+    if (ulps(pt_hypot(x, 0.75f * x + 1.0f), hypotf(x, 0.75f * x + 1.0f)) > 2) bad++;
   }
+  const float big[] = {10.0f, 12.0f, -3.5f, 1e30f, 1e-30f};
+  for (float x : big) if (ulps(pt_erfc(x), erfcf(x)) > 4 || ulps(pt_hypot(x, x), hypotf(x, x)) > 2) bad++;
+  if (pt_hypot(INFINITY, NAN) != INFINITY || pt_expm1(-100.0f) != -1.0f || pt_expm1(100.0f) != INFINITY) bad++;
   const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f, 3.0f, -3.0f, INFINITY, -INFINITY, NAN, 1e-3f};
   for (float x : sp) for (float y : sp) {
     const float r = pt_pow(x, y), e = powf(x, y);
