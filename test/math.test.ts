@@ -350,3 +350,22 @@ testUnless(
     });
   },
 );
+
+test("fused into a lazy chain and a reduction, the math ops give the values they give alone", () => {
+  pt.tidy(() => {
+    const a = pt.arange(1, 41).div(7).reshape([5, 8]), b = pt.arange(0, 40).sub(19.5).div(3).reshape([5, 8]);
+    const parts = [pt.atan2(a, b), pt.hypot(a, b), pt.fmod(b, a), pt.floorDivide(b, a), pt.erfc(b), pt.expm1(a.neg()), pt.log10(a)];
+    const alone = parts.map((p) => pt.eager(() => p.clone()).toArray() as Float32Array);
+    const fused = pt.atan2(a, b).add(pt.hypot(a, b)).add(pt.fmod(b, a)).add(pt.floorDivide(b, a)).mul(pt.erfc(b))
+      .add(pt.expm1(a.neg())).add(pt.log10(a)).sum(1);
+    const want = [0, 1, 2, 3, 4].map((r) => {
+      let s = 0;
+      for (let c = 0; c < 8; c++) {
+        const k = r * 8 + c, [t, h, m, d, e, x, l] = alone.map((v) => v[k]);
+        s += f(f(f(f(f(f(t + h) + m) + d) * e) + x) + l);
+      }
+      return s;
+    });
+    assertClose(fused.toArray() as Float32Array, want, 1e-5, 1e-5);
+  });
+});
