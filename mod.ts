@@ -405,6 +405,31 @@ export function logicalNot(x: Tensor): Tensor {
   return ew.unary("logicalNot", x);
 }
 
+export {
+  acos,
+  acosh,
+  asin,
+  asinh,
+  atan,
+  atan2,
+  atanh,
+  bitwiseAnd,
+  bitwiseLeftShift,
+  bitwiseNot,
+  bitwiseOr,
+  bitwiseRightShift,
+  bitwiseXor,
+  cosh,
+  erf,
+  erfc,
+  expm1,
+  floorDivide,
+  fmod,
+  hypot,
+  log10,
+  sinh,
+} from "./src/tensor/math.ts";
+
 /** Optimizers (SGD, Adam, AdamW) and learning-rate schedulers (StepLR, CosineAnnealingLR), as `torch.optim`. */
 export * as optim from "./src/optim/mod.ts";
 /** Neural-network functions (softmax, losses, activations, dropout, embedding, norms, attention), as `torch.nn.functional`. */

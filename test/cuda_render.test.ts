@@ -13,7 +13,16 @@ import { kindOf } from "../src/kernels/launch.ts";
 import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
 import { assert, rng, test, testUnless } from "./harness.ts";
 import { hasGxx, runEmulated } from "./cuda_emu.ts";
-import { BINARY, type BinaryOp, encodeBytecode, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
+import {
+  BINARY,
+  binaryDefined,
+  type BinaryOp,
+  encodeBytecode,
+  type Expr,
+  FLOAT_ONLY_UNARY,
+  UNARY,
+  type UnaryOp,
+} from "../src/kernels/ir.ts";
 import {
   CUDA_TEMPLATES,
   cudaElementwiseReduceSource,
@@ -83,9 +92,15 @@ test("cuda: every unary op renders for each compute type it has", () => {
 test("cuda: every binary op renders for every compute type", () => {
   for (const op of Object.keys(BINARY) as BinaryOp[]) {
     for (const dt of COMPUTE) {
+      if (!binaryDefined(op, dt)) {
+        assert.throws(() => binarySource(op, dt), /needs an? (float|integer) ctype/, `${op} on ${dt}`);
+        continue;
+      }
       const src = binarySource(op, dt);
       assert.match(src, /pt_ew_ld_\w+\(vb2, dt2, q2\)/, `${op} ${dt} loads input 1`);
-      if (dt.startsWith("int") && (op === "div" || op === "mod")) assert.match(src, /PT_KERR_INT_DIV/);
+      if (dt.startsWith("int") && (op === "div" || op === "mod" || op === "fmod" || op === "floorDivide")) {
+        assert.match(src, /PT_KERR_INT_DIV/);
+      }
       if (dt.startsWith("int") && op === "pow") assert.doesNotMatch(src, /PT_FAIL\(PT_KERR/, "integer pow never fails");
     }
   }
@@ -220,7 +235,9 @@ testUnless(
           if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
         }
       }
-      for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+      for (const op of Object.keys(BINARY) as BinaryOp[]) {
+        for (const dt of COMPUTE.filter((d) => binaryDefined(op, d))) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+      }
       programs.push(...ewReduceCases());
       // One translation unit for all: each program in a namespace of its own, with pt_main
       // renamed (extern "C" names ignore namespaces); the preamble's macros repeat verbatim.

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { kindOf } from "../src/kernels/launch.ts";
 import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
 import { assert, test, testUnless } from "./harness.ts";
-import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
+import { BINARY, binaryDefined, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { GLSL_TEMPLATES, glslElementwiseSource, glslRenderer, glslTemplateSource } from "../src/kernels/glsl.ts";
 import type { DType } from "../src/base/dtype.ts";
 
@@ -71,9 +71,15 @@ test("glsl: every unary op renders for each compute type it has", () => {
 test("glsl: every binary op renders for every compute type", () => {
   for (const op of Object.keys(BINARY) as BinaryOp[]) {
     for (const dt of COMPUTE) {
+      if (!binaryDefined(op, dt)) {
+        assert.throws(() => binarySource(op, dt), /needs an? (float|integer) ctype/, `${op} on ${dt}`);
+        continue;
+      }
       const src = binarySource(op, dt);
       assert.match(src, /pt_ew_ld_\w+\(vb2, dt2, q2\)/, `${op} ${dt} loads input 1`);
-      if (dt.startsWith("int") && (op === "div" || op === "mod")) assert.match(src, /PT_KERR_INT_DIV/);
+      if (dt.startsWith("int") && (op === "div" || op === "mod" || op === "fmod" || op === "floorDivide")) {
+        assert.match(src, /PT_KERR_INT_DIV/);
+      }
       if (dt.startsWith("int") && op === "pow") assert.doesNotMatch(src, /pt_fail\(PT_KERR/, "integer pow never fails");
     }
   }
@@ -376,7 +382,9 @@ testUnless(
         if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) programs.push([`ew_${op}_${dt}`, unarySource(op, dt)]);
       }
     }
-    for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+    for (const op of Object.keys(BINARY) as BinaryOp[]) {
+      for (const dt of COMPUTE.filter((d) => binaryDefined(op, d))) programs.push([`ew_${op}_${dt}`, binarySource(op, dt)]);
+    }
     for (const [name, expr, n] of ewReduceCases()) programs.push([`ewreduce_${name}`, ewReduceSource(expr, n)]);
     compileAll(programs, validate);
   },

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { kindOf } from "../src/kernels/launch.ts";
 import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
 import { assert, test, testUnless } from "./harness.ts";
-import { BINARY, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
+import { BINARY, binaryDefined, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { cudaElementwiseReduceSource, cudaElementwiseSource, cudaRenderer, cudaTemplateSource } from "../src/kernels/cuda.ts";
 import {
   cudaKernels,
@@ -64,7 +64,9 @@ function elementwiseCases(): [string, Expr, number][] {
   for (const op of Object.keys(UNARY) as UnaryOp[]) {
     for (const dt of COMPUTE) if (!(dt.startsWith("int") && FLOAT_ONLY_UNARY.has(op))) out.push([`${op}_${dt}`, unaryExpr(op, dt), 1]);
   }
-  for (const op of Object.keys(BINARY) as BinaryOp[]) for (const dt of COMPUTE) out.push([`${op}_${dt}`, binaryExpr(op, dt), 2]);
+  for (const op of Object.keys(BINARY) as BinaryOp[]) {
+    for (const dt of COMPUTE.filter((d) => binaryDefined(op, d))) out.push([`${op}_${dt}`, binaryExpr(op, dt), 2]);
+  }
   return out;
 }
 

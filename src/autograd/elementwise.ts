@@ -6,7 +6,7 @@
  */
 import type { BinaryOp, UnaryOp } from "../kernels/ir.ts";
 import { Tensor, type TensorLike } from "../tensor/tensor.ts";
-import { where as select } from "../tensor/elementwise.ts";
+import { unary as ewUnary, where as select } from "../tensor/elementwise.ts";
 import { full } from "../tensor/creation.ts";
 import { record, type Rule } from "./graph.ts";
 
@@ -76,6 +76,26 @@ export function binary(op: BinaryOp, a: TensorLike, b: TensorLike, out: Tensor):
         return [ga, gb];
       };
       break;
+    case "atan2": // d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+      saved = tensors(a, b);
+      rule = (g, s) => {
+        const y = asTensor(A(s), g), x = asTensor(B(s), g), q = g.div(y.square().add(x.square()));
+        return [to(a, q.mul(x)), b instanceof Tensor && b.requiresGrad ? to(b, q.mul(y).neg()) : null];
+      };
+      break;
+    case "hypot": // d/da = a / out, d/db = b / out
+      saved = [...tensors(a, b), out];
+      rule = (g, s) => {
+        const q = g.div(s[s.length - 1]);
+        return [to(a, q.mul(A(s))), b instanceof Tensor && b.requiresGrad ? to(b, q.mul(B(s))) : null];
+      };
+      break;
+    case "fmod": // C's remainder: d/da = 1, d/db = -trunc(a / b)
+      saved = tensors(a, b);
+      rule = (g, s) => [to(a, g), b instanceof Tensor && b.requiresGrad ? to(b, g.mul(asTensor(A(s), g).div(B(s)).trunc()).neg()) : null];
+      break;
+    case "floorDivide": // piecewise constant: zero gradients, as floor's
+      return record(out, op, [a, b], [], (g) => [to(a, g.mul(0)), to(b, g.mul(0))]);
     case "mod": // remainder: d/da = 1, d/db = -floor(a / b)
       saved = tensors(a, b);
       rule = (g, s) => [to(a, g), b instanceof Tensor && b.requiresGrad ? to(b, g.mul(asTensor(A(s), g).div(B(s)).floor()).neg()) : null];
@@ -164,6 +184,31 @@ export function unary(op: UnaryOp, x: Tensor, out: Tensor): Tensor {
         const cdf = select(x.eq(0), 0.5, y.div(x));
         return [g.mul(cdf.add(x.mul(phi)))];
       });
+    case "erf":
+    case "erfc": { // d/dx erf = 2/sqrt(pi) exp(-x^2)
+      const k = (op === "erf" ? 2 : -2) / Math.sqrt(Math.PI);
+      return withX((g, x) => g.mul(x.square().neg().exp().mul(k)));
+    }
+    case "expm1":
+      return withOut((g, y) => g.mul(y.add(1)));
+    case "log10":
+      return withX((g, x) => g.div(x.mul(Math.LN10)));
+    case "asin":
+      return withX((g, x) => g.mul(x.square().neg().add(1).rsqrt()));
+    case "acos":
+      return withX((g, x) => g.mul(x.square().neg().add(1).rsqrt()).neg());
+    case "atan":
+      return withX((g, x) => g.div(x.square().add(1)));
+    case "sinh":
+      return withX((g, x) => g.mul(ewUnary("cosh", x)));
+    case "cosh":
+      return withX((g, x) => g.mul(ewUnary("sinh", x)));
+    case "asinh":
+      return withX((g, x) => g.mul(x.square().add(1).rsqrt()));
+    case "acosh":
+      return withX((g, x) => g.mul(x.square().sub(1).rsqrt()));
+    case "atanh":
+      return withX((g, x) => g.div(x.square().neg().add(1)));
     default: // predicates and logicalNot give bool results
       return out;
   }

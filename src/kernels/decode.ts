@@ -26,10 +26,10 @@ export interface EwEmitter {
   /** INDEX: the element's row-major index as ct. */
   index(ct: number): string;
   cast(x: string, to: number, from: number): string;
-  /** A unary op on ct (op 10..37), or undefined when it has no meaning for ct. */
+  /** A unary op on ct (op 10..49), or undefined when it has no meaning for ct. */
   unary(op: number, x: string, ct: number): string | undefined;
-  /** A binary op on ct (op 50..66); may first push checks onto `body` (an integer division by zero). */
-  binary(op: number, x: string, y: string, ct: number, body: string[]): string;
+  /** A binary op on ct (op 50..75), or undefined when it has no meaning for ct; may first push checks onto `body` (an integer division by zero). */
+  binary(op: number, x: string, y: string, ct: number, body: string[]): string | undefined;
 }
 
 /** A checked bytecode's lines, before a program places them. */
@@ -49,6 +49,8 @@ export interface DecodedEw {
 }
 
 const MAGIC = 0x50540001;
+/** What an op that has no meaning for compute type ct needs instead. */
+const needs = (ct: number) => ct === F32 || ct === F64 ? "an integer" : "a float";
 
 /** The bytecode `words` of a block whose view 0 starts at slot `firstView` (the constants follow the views and their count). */
 export function decodeElementwise(words: Int32Array, firstView: number, e: EwEmitter): DecodedEw {
@@ -95,14 +97,16 @@ export function decodeElementwise(words: Int32Array, firstView: number, e: EwEmi
     } else if (op === 3) {
       if (b < 0 || b > 3) fail(`instruction ${i} casts from ctype ${b}`);
       expr = e.cast(read(i, a, b), ct, b);
-    } else if (op >= 10 && op <= 37) {
+    } else if (op >= 10 && op <= 49) {
       const f = e.unary(op, read(i, a, ct), ct);
-      if (f === undefined) fail(`instruction ${i}: op ${op} needs a float ctype, not ${["f32", "f64", "i32", "i64"][ct]}`);
+      if (f === undefined) fail(`instruction ${i}: op ${op} needs ${needs(ct)} ctype, not ${["f32", "f64", "i32", "i64"][ct]}`);
       expr = f!;
-      if (op >= 33) type = I32;
-    } else if (op >= 50 && op <= 66) {
-      expr = e.binary(op, read(i, a, ct), read(i, b, ct), ct, body);
-      if (op >= 58) type = I32;
+      if (op >= 33 && op <= 37) type = I32;
+    } else if (op >= 50 && op <= 75) {
+      const f = e.binary(op, read(i, a, ct), read(i, b, ct), ct, body);
+      if (f === undefined) fail(`instruction ${i}: op ${op} needs ${needs(ct)} ctype, not ${["f32", "f64", "i32", "i64"][ct]}`);
+      expr = f!;
+      if (op >= 58 && op <= 66) type = I32;
     } else if (op === 80) {
       expr = `(${read(i, a, I32)} != 0 ? ${read(i, b, ct)} : ${read(i, c, ct)})`;
     } else if (op === 90) {

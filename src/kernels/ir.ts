@@ -4,7 +4,7 @@
  * structure (not its sizes or constant values) is the program's cache key, so one compiled
  * program serves every shape and value. Op codes match blocks.h's bytecode.
  */
-import { type DType, DTYPES } from "../base/dtype.ts";
+import { type DType, DTYPES, isFloat } from "../base/dtype.ts";
 
 export const UNARY = {
   neg: 10,
@@ -35,6 +35,18 @@ export const UNARY = {
   isinf: 35,
   isfinite: 36,
   nonzero: 37,
+  erf: 38,
+  erfc: 39,
+  expm1: 40,
+  asin: 41,
+  acos: 42,
+  atan: 43,
+  sinh: 44,
+  cosh: 45,
+  asinh: 46,
+  acosh: 47,
+  atanh: 48,
+  log10: 49,
 } as const;
 
 export const BINARY = {
@@ -55,6 +67,15 @@ export const BINARY = {
   logicalAnd: 64,
   logicalOr: 65,
   logicalXor: 66,
+  atan2: 67,
+  hypot: 68,
+  fmod: 69,
+  floorDivide: 70,
+  bitwiseAnd: 71,
+  bitwiseOr: 72,
+  bitwiseXor: 73,
+  bitwiseLeftShift: 74,
+  bitwiseRightShift: 75,
 } as const;
 
 export type UnaryOp = keyof typeof UNARY;
@@ -75,8 +96,37 @@ export const FLOAT_ONLY_UNARY: ReadonlySet<UnaryOp> = new Set<UnaryOp>([
   "tanh",
   "sigmoid",
   "gelu",
+  "erf",
+  "erfc",
+  "expm1",
+  "asin",
+  "acos",
+  "atan",
+  "sinh",
+  "cosh",
+  "asinh",
+  "acosh",
+  "atanh",
+  "log10",
 ]);
 export type BinaryOp = keyof typeof BINARY;
+
+/** Binary ops without an integer meaning: the front end computes them in a float dtype. */
+export const FLOAT_ONLY_BINARY: ReadonlySet<BinaryOp> = new Set<BinaryOp>(["atan2", "hypot"]);
+
+/** Binary ops with only an integer meaning (bool and uint8 compute as i32); bitwiseNot is XOR with -1. */
+export const INT_ONLY_BINARY: ReadonlySet<BinaryOp> = new Set<BinaryOp>([
+  "bitwiseAnd",
+  "bitwiseOr",
+  "bitwiseXor",
+  "bitwiseLeftShift",
+  "bitwiseRightShift",
+]);
+
+/** Whether binary op has a meaning for operands computing as dtype dt (a renderer refuses the others). */
+export function binaryDefined(op: BinaryOp, dt: DType): boolean {
+  return isFloat(dt) ? !INT_ONLY_BINARY.has(op) : !FLOAT_ONLY_BINARY.has(op);
+}
 
 /** An expression node; `dtype` is the dtype of the value it produces. */
 export type Expr =

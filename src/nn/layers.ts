@@ -13,6 +13,7 @@ import { describeValue, fmtShape } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
 import { rand } from "../tensor/random.ts";
 import { noGrad } from "../autograd/graph.ts";
+import { expm1 } from "../tensor/math.ts";
 
 /** x * sigmoid(x), as `torch.nn.functional.silu`. */
 export function silu(x: Tensor): Tensor {
@@ -33,6 +34,16 @@ export function softplus(x: Tensor, beta = 1, threshold = 20): Tensor {
     const bx = x.mul(beta);
     return x.where(bx.gt(threshold), bx.exp().log1p().div(beta));
   });
+}
+
+/**
+ * x where x > 0, else alpha * (exp(x) - 1) (by expm1, accurate near 0), as `torch.nn.functional.elu`.
+ * @throws {TensorError} when x is not floating-point or alpha is not a finite number.
+ */
+export function elu(x: Tensor, alpha = 1): Tensor {
+  floatTensor("nn.elu", "input", x);
+  finite("nn.elu", "alpha", alpha);
+  return tidy(() => x.where(x.gt(0), expm1(x).mul(alpha)));
 }
 
 /** x where x > 0, else x * negativeSlope (default 0.01), as `torch.nn.functional.leaky_relu`. */

@@ -255,7 +255,7 @@ export function resultType(op: string, operands: readonly TensorLike[]): DType {
 }
 
 /** resultType of two operands, without the array (binary ops are the hot path). */
-function pairType(op: string, a: TensorLike, b: TensorLike): DType {
+export function pairType(op: string, a: TensorLike, b: TensorLike): DType {
   const at = a instanceof Tensor, bt = b instanceof Tensor;
   if (at && bt) {
     const ad = a.shape.length > 0, bd = b.shape.length > 0;
@@ -294,22 +294,33 @@ function binaryOp(op: BinaryOp, a: TensorLike, b: TensorLike): Tensor {
       `an ${ct} tensor to the negative integer power ${b} is not allowed; cast to a float dtype or pass the exponent as a tensor`,
     );
   }
-  const out = COMPARE.has(op) ? "bool" : ct;
-  const eagerOnly = op === "mod" && !isFloat(ct);
+  return binaryKernel(op, a, b, ct, COMPARE.has(op) ? "bool" : ct);
+}
+
+/** Integer ops that fail on a zero divisor inside the kernel. */
+const CAN_FAIL = new Set<BinaryOp>(["mod", "fmod", "floorDivide"]);
+
+/**
+ * Binary op over a and b computing in ct, giving dtype out: the kernel the front ends
+ * share (math.ts's too), after they chose ct and checked the operands. No gradient here.
+ * `name` is the op's name in errors when it differs from op (bitwiseNot's XOR).
+ */
+export function binaryKernel(op: BinaryOp, a: TensorLike, b: TensorLike, ct: DType, out: DType, name: string = op): Tensor {
+  const eagerOnly = CAN_FAIL.has(op) && !isFloat(ct);
   const via = !eagerOnly && a instanceof Tensor && typeof b === "number" ? stepOf(a) : undefined;
   if (via !== undefined) {
     const x = a as Tensor;
     const expr: Expr = { k: "binary", op, a: stepInput(x, via, ct), b: stepConst(via, 0, ct), dtype: out };
-    const step = recordedStep(op, expr, x, via, ct, [scalarAs(ct, b as number, op)], 2, 1); // the op and its constant, one level
+    const step = recordedStep(name, expr, x, via, ct, [scalarAs(ct, b as number, op)], 2, 1); // the op and its constant, one level
     if (step !== undefined) return step;
   }
-  const k = new KernelBuilder(op);
+  const k = new KernelBuilder(name);
   k.eagerOnly = eagerOnly;
   const result = k.run({ k: "binary", op, a: k.operand(a, ct), b: k.operand(b, ct), dtype: out });
-  // Integer mod by zero fails inside the kernel.
+  // Integer division or modulo by zero fails inside the kernel.
   if (eagerOnly) {
     try {
-      settle(result.device, op);
+      settle(result.device, name);
     } catch (e) {
       result.dispose();
       throw e;

@@ -93,13 +93,21 @@
  *   20 SQRT 21 RSQRT 22 SIN 23 COS 24 TAN 25 TANH 26 SIGMOID 27 RELU 28 GELU (erf form)
  *   29 FLOOR 30 CEIL 31 ROUND (half to even) 32 TRUNC
  *   33 NOT 34 ISNAN 35 ISINF 36 ISFINITE 37 NONZERO (NaN is nonzero)   -> i32 0/1
+ *   38 ERF 39 ERFC 40 EXPM1 41 ASIN 42 ACOS 43 ATAN 44 SINH 45 COSH 46 ASINH 47 ACOSH
+ *   48 ATANH 49 LOG10 (C99's functions, float only)
  *   50 ADD 51 SUB 52 MUL 53 DIV 54 POW 55 MOD (sign of divisor, Python's %) 56 MAX 57 MIN
  *   (MAX/MIN propagate NaN) 58 EQ 59 NE 60 LT 61 LE 62 GT 63 GE 64 AND 65 OR 66 XOR
  *   (58-66 -> i32 0/1; logic ops test nonzero)
+ *   67 ATAN2 (a = y, b = x) 68 HYPOT (float only) 69 FMOD (C's: sign of the dividend;
+ *   integer: truncated remainder) 70 FLOORDIV (float: Python's //, as PyTorch's
+ *   div_floor_floating; b == 0 gives a / b; integer: DIV's floor division)
+ *   71 BITAND 72 BITOR 73 BITXOR 74 SHL 75 SHR (integer only; W = the register's bit width:
+ *   a count outside [0, W) shifts everything out, SHL giving 0 and SHR the sign fill, as
+ *   PyTorch; SHR is arithmetic)
  *   80 WHERE  dst = reg a (i32) ? reg b : reg c
  *   90 STORE  view 0 = reg a converted to the output dtype; the last instruction.
  * Integer ADD/SUB/MUL/NEG/ABS wrap (two's complement); integer DIV is floor division;
- * integer DIV or MOD by zero fail with PT_EKERNEL; integer POW with a negative exponent
+ * integer DIV, MOD, FMOD or FLOORDIV by zero fail with PT_EKERNEL; integer POW with a negative exponent
  * truncates as PyTorch's powi does (1 for base 1, +-1 by parity for base -1, else 0).
  */
 #ifndef PT_BLOCKS_H

@@ -6,7 +6,7 @@
 import { CUDA_DIALECT, preambleFor } from "./preamble.ts";
 import { REDUCE_CORE } from "./reduce.ts";
 import { type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
-import { fmodPy, intHelpers, opsEmitter } from "../templates/ops.ts";
+import { floorDivPy, fmodPy, intHelpers, opsEmitter } from "../templates/ops.ts";
 import { ewIo } from "../templates/ew_io.ts";
 import {
   commonSpelling,
@@ -31,6 +31,8 @@ const DT_OF = ["PT_F32", "PT_F64", "PT_I32", "PT_I64"]; // the dtype that holds 
 const helpers = (io: boolean) =>
   `${io ? ewIo(true) : ""}${intHelpers("pt_u32")}${fmodPy("float", "fmodf", (z, b) => `copysignf(${z}, ${b})`)}${
     fmodPy("double", "fmod", (z, b) => `copysign(${z}, ${b})`)
+  }${floorDivPy("float", "fmodf", "floorf", (z, b) => `copysignf(${z}, ${b})`)}${
+    floorDivPy("double", "fmod", "floor", (z, b) => `copysign(${z}, ${b})`)
   }`;
 
 /** The libm name for compute type t: expf for f32, exp for f64. */

@@ -10,16 +10,18 @@
 import { GLSL_DIALECT, PREAMBLE } from "./preamble.ts";
 import { MATH } from "./math.ts";
 import { type EwEmitter, F32, F64, I32, I64 } from "../decode.ts";
-import { fmodPy, intHelpers, opsEmitter, type OpUses } from "../templates/ops.ts";
+import { floorDivPy, fmodPy, intHelpers, opsEmitter, type OpUses } from "../templates/ops.ts";
 import { ewIo } from "../templates/ew_io.ts";
 import * as ew from "../templates/elementwise.ts";
 import type { LinearPlan } from "../templates/ew_linear.ts";
 
 const CTYPE = ew.ctypes("double");
 
-/** Float modulo, which needs math.ts's exact fmod. */
-const FMOD_PY = fmodPy("float", "pt_fmodf", (_, b) => `uintBitsToFloat(floatBitsToUint(${b}) & 0x80000000u)`) +
-  fmodPy("double", "pt_fmod", (_, b) => `uint64BitsToDouble(doubleBitsToUint64(${b}) & 0x8000000000000000ul)`);
+/** Float modulo and floor division, which need math.ts's exact fmod. */
+const SIGN_F = (_: string, b: string) => `uintBitsToFloat(floatBitsToUint(${b}) & 0x80000000u)`;
+const SIGN_D = (_: string, b: string) => `uint64BitsToDouble(doubleBitsToUint64(${b}) & 0x8000000000000000ul)`;
+const FMOD_PY = fmodPy("float", "pt_fmodf", SIGN_F) + fmodPy("double", "pt_fmod", SIGN_D) +
+  floorDivPy("float", "pt_fmodf", "floor", SIGN_F) + floorDivPy("double", "pt_fmod", "floor", SIGN_D);
 
 /** Integer floor division, Python modulo and power. */
 const INT_OPS = intHelpers("uint");

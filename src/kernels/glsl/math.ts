@@ -13,6 +13,14 @@
  * exponents of exact results; erf within 1 ulp. sin,
  * cos and tan reduce by a three-part pi/2, accurate for |x| < 2^20 * pi/2; beyond that the
  * reduction loses bits (no Payne-Hanek).
+ *
+ * atan is fdlibm's (its reduction and minimax coefficients, matching V8's Math.atan bit
+ * for bit in a JS mirror); atan2, asin and acos are built on it (asin x = atan2(x,
+ * sqrt((1-x)(1+x)))), and sinh, cosh, asinh, acosh and atanh are fdlibm's formulas over
+ * expm1, exp, log and log1p; hypot sums the squares of the operands scaled by a power of
+ * two exactly (two_prod) and corrects the square root once. erfc is erf's continued
+ * fraction for |x| >= 1 and 1 - erf's series below, which loses up to ~3 bits as x nears 1
+ * (erfc(1) = 0.157). test/math.test.ts states the tolerances these meet against JS Math.
  */
 
 /** Polynomial coefficients, generated with mpmath (1/n!, 2/(2k+1), erf's series). */
@@ -87,6 +95,24 @@ const ERF_C = [
   "4.763348040515068e-18",
   "-2.3784598852774293e-19",
 ];
+
+/** fdlibm's atan: minimax coefficients on the reduced argument, and atan at its break points 0.5, 1, 1.5, inf (hi + lo). */
+const ATAN_C = [
+  "3.33333333333329318027e-01",
+  "-1.99999999998764832476e-01",
+  "1.42857142725034663711e-01",
+  "-1.11111104054623557880e-01",
+  "9.09088713343650656196e-02",
+  "-7.69187620504482999495e-02",
+  "6.66107313738753120669e-02",
+  "-5.83357013379057348645e-02",
+  "4.97687799461593236017e-02",
+  "-3.65315727442169155270e-02",
+  "1.62858201153657823623e-02",
+];
+const ATAN_HI = ["4.63647609000806093515e-01", "7.85398163397448278999e-01", "9.82793723247329054082e-01", "1.57079632679489655800e+00"];
+const ATAN_LO = ["2.26987774529616870924e-17", "3.06161699786838301793e-17", "1.39033110312309984516e-17", "6.12323399573676603587e-17"];
+const pick = (v: readonly string[]) => `id == 0 ? ${v[0]}lf : id == 1 ? ${v[1]}lf : id == 2 ? ${v[2]}lf : ${v[3]}lf`;
 
 /** Horner form of sum c[k] z^k as one precise GLSL expression. */
 function horner(c: readonly string[], z: string): string {
@@ -190,6 +216,15 @@ double pt_log2(double x) {
   double e;
   const double lf = pt_log_parts(x, e);
   precise double r = e + lf * PT_INV_LN2;
+  return r;
+}
+
+/* fdlibm's split: e log10(2) in two parts plus log(1 + f) / ln 10, so that log10 of 10^k is k. */
+double pt_log10(double x) {
+  if (isnan(x) || x <= 0.0lf || isinf(x)) return pt_log(x);
+  double e;
+  const double lf = pt_log_parts(x, e);
+  precise double r = e * 3.01029995663611771306e-01lf + (e * 3.69423907715893078616e-13lf + lf * 4.34294481903251816668e-01lf);
   return r;
 }
 
@@ -307,6 +342,208 @@ double pt_erf(double x) {
   return x < 0.0lf ? -v : v;
 }
 
+/* erfc(ax) for ax >= 1: exp(-ax^2) / (sqrt(pi) K), K the continued fraction. */
+double pt_erfc_cf(double ax) {
+  double l;
+  const double h = pt_two_prod(ax, ax, l);
+  precise double g = pt_exp(-h) * (1.0lf - l); /* exp(-x^2) with x^2 = h + l */
+  /* evaluated from the tail; the depth keeps erfc within an ulp where it converges slowest (checked against mpmath) */
+  const int depth = ax < 1.5lf ? 200 : ax < 2.0lf ? 100 : 60;
+  precise double f = ax;
+  for (int k = depth; k > 0; k--) f = ax + (double(k) * 0.5lf) / f;
+  precise double r = g * 0.5641895835477563lf / f;
+  return r;
+}
+
+double pt_erfc(double x) {
+  if (isnan(x)) return x;
+  if (x >= 27.5lf) return 0.0lf; /* below the least subnormal */
+  if (x <= -6.0lf) return 2.0lf;
+  if (x >= 1.0lf) return pt_erfc_cf(x);
+  if (x <= -1.0lf) {
+    precise double r = 2.0lf - pt_erfc_cf(-x);
+    return r;
+  }
+  precise double r = 1.0lf - pt_erf(x);
+  return r;
+}
+
+double pt_atan(double x) {
+  if (isnan(x)) return x;
+  const double ax = abs(x);
+  if (ax < 7.450580596923828e-09lf) return x;
+  int id = -1;
+  precise double t = ax;
+  if (ax >= 7.378697629483821e19lf) { /* 2^66: atan is pi/2 to double precision */
+    id = 3;
+    t = 0.0lf;
+  } else if (ax >= 2.4375lf) {
+    id = 3;
+    t = -1.0lf / ax;
+  } else if (ax >= 1.1875lf) {
+    id = 2;
+    t = (ax - 1.5lf) / (1.0lf + 1.5lf * ax);
+  } else if (ax >= 0.6875lf) {
+    id = 1;
+    t = (ax - 1.0lf) / (ax + 1.0lf);
+  } else if (ax >= 0.4375lf) {
+    id = 0;
+    t = (2.0lf * ax - 1.0lf) / (2.0lf + ax);
+  }
+  precise double z = t * t;
+  precise double w = z * z;
+  precise double s1 = z * (${horner(ATAN_C.filter((_, i) => i % 2 === 0), "w")});
+  precise double s2 = w * (${horner(ATAN_C.filter((_, i) => i % 2 === 1), "w")});
+  if (id < 0) {
+    precise double r0 = x - x * (s1 + s2);
+    return r0;
+  }
+  precise double r = (${pick(ATAN_HI)}) - ((t * (s1 + s2) - (${pick(ATAN_LO)})) - t);
+  return x < 0.0lf ? -r : r;
+}
+
+/* C99 atan2's special cases (signed zeros, infinities), else atan(|y/x|) placed in its quadrant. */
+double pt_atan2(double y, double x) {
+  if (isnan(x) || isnan(y)) return pt_nan();
+  const bool ny = (doubleBitsToUint64(y) >> 63) != 0ul, nx = (doubleBitsToUint64(x) >> 63) != 0ul;
+  const double pi = 3.141592653589793lf, pio2 = 1.5707963267948966lf;
+  double r;
+  if (y == 0.0lf) return nx ? (ny ? -pi : pi) : y;
+  if (x == 0.0lf) return ny ? -pio2 : pio2;
+  if (isinf(x)) r = isinf(y) ? (nx ? 2.356194490192345lf : 0.7853981633974483lf) : (nx ? pi : 0.0lf);
+  else if (isinf(y)) r = pio2;
+  else {
+    precise double q = abs(y) / abs(x);
+    const double z = pt_atan(q);
+    precise double rz = pi - (z - 1.2246467991473532e-16lf); /* pi's low part */
+    r = nx ? rz : z;
+  }
+  return ny ? -r : r;
+}
+
+double pt_asin(double x) {
+  if (isnan(x)) return x;
+  const double ax = abs(x);
+  if (ax > 1.0lf) return pt_nan();
+  if (ax < 7.450580596923828e-09lf) return x;
+  precise double c = (1.0lf - ax) * (1.0lf + ax);
+  const double r = pt_atan2(ax, sqrt(c));
+  return x < 0.0lf ? -r : r;
+}
+
+double pt_acos(double x) {
+  if (isnan(x)) return x;
+  const double ax = abs(x);
+  if (ax > 1.0lf) return pt_nan();
+  precise double c = (1.0lf - ax) * (1.0lf + ax);
+  return pt_atan2(sqrt(c), x);
+}
+
+double pt_sinh(double x) {
+  if (isnan(x) || isinf(x)) return x;
+  const double ax = abs(x), h = x < 0.0lf ? -0.5lf : 0.5lf;
+  if (ax < 3.725290298461914e-09lf) return x;
+  precise double r;
+  if (ax < 22.0lf) {
+    precise double t = pt_expm1(ax);
+    if (ax < 1.0lf) r = h * (2.0lf * t - t * t / (t + 1.0lf));
+    else r = h * (t + t / (t + 1.0lf));
+  } else if (ax < 709.782712893384lf) {
+    r = h * pt_exp(ax);
+  } else { /* exp(ax) overflows before sinh does: exp(ax/2)^2 / 2 */
+    precise double w = pt_exp(0.5lf * ax);
+    r = (h * w) * w;
+  }
+  return r;
+}
+
+double pt_cosh(double x) {
+  if (isnan(x)) return x;
+  const double ax = abs(x);
+  precise double r;
+  if (ax < 0.34657359027997264lf) { /* ln2 / 2 */
+    precise double t = pt_expm1(ax);
+    precise double w = 1.0lf + t;
+    if (ax < 2.7755575615628914e-17lf) return w;
+    r = 1.0lf + (t * t) / (w + w);
+  } else if (ax < 22.0lf) {
+    precise double t = pt_exp(ax);
+    r = 0.5lf * t + 0.5lf / t;
+  } else if (ax < 709.782712893384lf) {
+    r = 0.5lf * pt_exp(ax);
+  } else {
+    precise double w = pt_exp(0.5lf * ax);
+    r = (0.5lf * w) * w;
+  }
+  return r;
+}
+
+double pt_asinh(double x) {
+  if (isnan(x) || isinf(x)) return x;
+  const double ax = abs(x);
+  if (ax < 3.725290298461914e-09lf) return x;
+  precise double r;
+  if (ax > 268435456.0lf) r = pt_log(ax) + PT_LN2; /* 2^28: sqrt(x^2 + 1) is |x| */
+  else if (ax > 2.0lf) r = pt_log(2.0lf * ax + 1.0lf / (sqrt(ax * ax + 1.0lf) + ax));
+  else {
+    precise double t = ax * ax;
+    r = pt_log1p(ax + t / (1.0lf + sqrt(1.0lf + t)));
+  }
+  return x < 0.0lf ? -r : r;
+}
+
+double pt_acosh(double x) {
+  if (isnan(x)) return x;
+  if (x < 1.0lf) return pt_nan();
+  if (isinf(x)) return x;
+  precise double r;
+  if (x > 268435456.0lf) r = pt_log(x) + PT_LN2;
+  else if (x > 2.0lf) r = pt_log(2.0lf * x - 1.0lf / (x + sqrt(x * x - 1.0lf)));
+  else {
+    precise double t = x - 1.0lf;
+    r = pt_log1p(t + sqrt(2.0lf * t + t * t));
+  }
+  return r;
+}
+
+double pt_atanh(double x) {
+  if (isnan(x)) return x;
+  const double ax = abs(x);
+  if (ax > 1.0lf) return pt_nan();
+  if (ax == 1.0lf) return x > 0.0lf ? pt_inf() : -pt_inf();
+  if (ax < 3.725290298461914e-09lf) return x;
+  precise double r;
+  if (ax < 0.5lf) {
+    precise double t = ax + ax;
+    r = 0.5lf * pt_log1p(t + t * ax / (1.0lf - ax));
+  } else r = 0.5lf * pt_log1p((ax + ax) / (1.0lf - ax));
+  return x < 0.0lf ? -r : r;
+}
+
+/* sqrt(x^2 + y^2): the squares of the operands scaled to [1/2, 1) summed exactly, the root corrected once; inf beats NaN. */
+double pt_hypot(double x, double y) {
+  const double ax = abs(x), ay = abs(y);
+  if (isinf(ax) || isinf(ay)) return pt_inf();
+  if (isnan(ax) || isnan(ay)) return pt_nan();
+  const double a = max(ax, ay), b = min(ax, ay);
+  if (b == 0.0lf) return a;
+  int e, eb;
+  frexp(a, e);
+  frexp(b, eb);
+  if (e - eb > 60) return a; /* b^2 lies below a^2's last bit */
+  const double sa = ldexp(a, -e), sb = ldexp(b, -e);
+  double la, lb;
+  const double pa = pt_two_prod(sa, sa, la), pb = pt_two_prod(sb, sb, lb);
+  precise double h = pa + pb;
+  precise double l = ((pa - h) + pb) + (la + lb);
+  precise double r = sqrt(h);
+  double rl;
+  const double rr = pt_two_prod(r, r, rl);
+  precise double c = (((h - rr) - rl) + l) / (2.0lf * r);
+  precise double v = r + c;
+  return pt_ldexp2(v, e);
+}
+
 /* C99 pow's special cases; exp(y log x) with y*log x split exactly into two parts. */
 double pt_pow(double x, double y) {
   if (y == 0.0lf || x == 1.0lf) return 1.0lf;
@@ -372,6 +609,19 @@ float pt_cosf(float x) { return float(pt_cos(double(x))); }
 float pt_tanf(float x) { return float(pt_tan(double(x))); }
 float pt_tanhf(float x) { return float(pt_tanh(double(x))); }
 float pt_erff(float x) { return float(pt_erf(double(x))); }
+float pt_erfcf(float x) { return float(pt_erfc(double(x))); }
+float pt_expm1f(float x) { return float(pt_expm1(double(x))); }
+float pt_asinf(float x) { return float(pt_asin(double(x))); }
+float pt_acosf(float x) { return float(pt_acos(double(x))); }
+float pt_atanf(float x) { return float(pt_atan(double(x))); }
+float pt_sinhf(float x) { return float(pt_sinh(double(x))); }
+float pt_coshf(float x) { return float(pt_cosh(double(x))); }
+float pt_asinhf(float x) { return float(pt_asinh(double(x))); }
+float pt_acoshf(float x) { return float(pt_acosh(double(x))); }
+float pt_atanhf(float x) { return float(pt_atanh(double(x))); }
+float pt_log10f(float x) { return float(pt_log10(double(x))); }
+float pt_atan2f(float y, float x) { return float(pt_atan2(double(y), double(x))); }
+float pt_hypotf(float x, float y) { return float(pt_hypot(double(x), double(y))); }
 float pt_powf(float x, float y) { return float(pt_pow(double(x), double(y))); }
 float pt_fmodf(float x, float y) { return float(pt_fmod(double(x), double(y))); }
 `;

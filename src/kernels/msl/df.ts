@@ -13,9 +13,12 @@
  * Transcendental functions of a df use hi only (float accuracy). Fast math must stay off:
  * the Metal compiler would otherwise be free to simplify (a - (s - b)) to zero.
  *
- * Also here: log1p and erf (not in MSL's library; erf by its Taylor series summed in df
- * below |x| = 3 and by the Laplace continued fraction for erfc above), and pow with C's
- * rules for negative bases and signed zeros (MSL documents pow only for x >= 0).
+ * Also here: log1p, expm1, erf, erfc and hypot (not in MSL's library; erf by its Taylor
+ * series summed in df below |x| = 3 and by the Laplace continued fraction for erfc above,
+ * erfc as 1 - that df sum below 3, so it keeps its bits where erf nears 1 (within 4 ulp of
+ * glibc, the float fraction near 3, test/msl_render.test.ts); expm1 by
+ * Kahan's (u - 1) x / log(u)), and pow with C's rules for negative bases and signed zeros
+ * (MSL documents pow only for x >= 0).
  */
 
 /** 2/sqrt(pi) split into float hi + lo (computed here, so no long literal is trusted). */
@@ -165,19 +168,26 @@ inline float pt_log1p(float x) {
   return pt_mul(log(u), pt_div(x, pt_sub(u, 1.0f)));
 }
 
-inline float pt_erf(float x) {
-  const float ax = fabs(x);
-  if (x != x) return x;
-  if (ax >= 3.0f) { /* erfc(ax) = exp(-ax^2) / (sqrt(pi) K), K the continued fraction */
-    if (ax >= 10.0f) return copysign(1.0f, x);
-    float k = ax;
-    for (int n = 40; n >= 1; n--) k = ax + (0.5f * (float)n) / k;
-    const pt_df sq = pt_two_prod(ax, ax);
-    const float e = exp(-sq.hi) * (1.0f - sq.lo);
-    const float tail = e / (k * ${f32(Math.fround(Math.sqrt(Math.PI)))});
-    return copysign(1.0f - tail, x);
-  }
-  /* sum over n of (-1)^n x^(2n+1) / (n! (2n+1)), times 2/sqrt(pi) */
+inline float pt_expm1(float x) {
+  const float u = exp(x);
+  if (u == 1.0f || x != x) return x;
+  const float um1 = pt_sub(u, 1.0f);
+  if (um1 == -1.0f || !(u < PT_INF_F) || fabs(x) >= 1.0f) return um1;
+  return pt_mul(um1, pt_div(x, log(u)));
+}
+
+/* erfc(ax) for ax >= 3: exp(-ax^2) / (sqrt(pi) K), K the continued fraction. */
+inline float pt_erfc_tail(float ax) {
+  if (ax >= 10.0f) return 0.0f;
+  float k = ax;
+  for (int n = 40; n >= 1; n--) k = ax + (0.5f * (float)n) / k;
+  const pt_df sq = pt_two_prod(ax, ax);
+  const float e = exp(-sq.hi) * (1.0f - sq.lo);
+  return e / (k * ${f32(Math.fround(Math.sqrt(Math.PI)))});
+}
+
+/* erf(x) for |x| < 3, in df: sum over n of (-1)^n x^(2n+1) / (n! (2n+1)), times 2/sqrt(pi). */
+inline pt_df pt_erf_df(float x) {
   const pt_df x2 = pt_two_prod(x, x);
   pt_df term = pt_df_of(x), sum = pt_df_of(x);
   for (int n = 1; n < 64; n++) {
@@ -186,7 +196,31 @@ inline float pt_erf(float x) {
     sum = pt_df_add(sum, t);
     if (fabs(t.hi) <= fabs(sum.hi) * 1e-16f) break;
   }
-  return pt_df_mul(sum, pt_df_make(${f32(hi)}, ${f32(lo)})).hi;
+  return pt_df_mul(sum, pt_df_make(${f32(hi)}, ${f32(lo)}));
+}
+
+inline float pt_erf(float x) {
+  if (x != x) return x;
+  if (fabs(x) >= 3.0f) return copysign(1.0f - pt_erfc_tail(fabs(x)), x);
+  return pt_erf_df(x).hi;
+}
+
+inline float pt_erfc(float x) {
+  if (x != x) return x;
+  if (x >= 3.0f) return pt_erfc_tail(x);
+  if (x <= -3.0f) return 2.0f - pt_erfc_tail(-x);
+  return pt_df_sub(pt_df_of(1.0f), pt_erf_df(x)).hi;
+}
+
+/* sqrt(x^2 + y^2) without overflow: the larger magnitude times sqrt(1 + r^2); inf wins over NaN. */
+inline float pt_hypot(float x, float y) {
+  const float ax = fabs(x), ay = fabs(y);
+  if (isinf(ax) || isinf(ay)) return PT_INF_F;
+  if (ax != ax || ay != ay) return ax + ay;
+  const float a = max(ax, ay), b = min(ax, ay);
+  if (a == 0.0f) return 0.0f;
+  const float r = b / a;
+  return pt_mul(a, pt_sqrt(pt_add(1.0f, pt_mul(r, r))));
 }
 
 /* C's pow for every sign: a negative base needs an integer exponent (its parity gives the

@@ -33,6 +33,18 @@ const FLOAT_FN: Record<number, string> = {
   23: "cos",
   24: "tan",
   25: "tanh",
+  38: "pt_erf",
+  39: "pt_erfc",
+  40: "pt_expm1",
+  41: "asin",
+  42: "acos",
+  43: "atan",
+  44: "sinh",
+  45: "cosh",
+  46: "asinh",
+  47: "acosh",
+  48: "atanh",
+  49: "log10",
 };
 
 /** The df (f64) register's ops, in place of templates/ops.ts's: Metal has no double. */
@@ -67,8 +79,13 @@ function compareDf(op: number, a: string, b: string): string {
   return `(int)(${[...df, `pt_df_lt(${b}, ${a})`, `pt_df_le(${b}, ${a})`][op - 58]})`;
 }
 
-/** A df binary op (50..66). */
-function binaryDf(op: number, x: string, y: string): string {
+/** A df binary op (50..70; the bitwise ops have no float meaning). */
+function binaryDf(op: number, x: string, y: string): string | undefined {
+  if (op >= 71) return undefined;
+  if (op === 67) return `pt_df_of(atan2(${x}.hi, ${y}.hi))`;
+  if (op === 68) return `pt_df_of(pt_hypot(${x}.hi, ${y}.hi))`;
+  if (op === 69) return `pt_df_fmod(${x}, ${y})`;
+  if (op === 70) return `pt_df_floordiv_py(${x}, ${y})`;
   if (op >= 58) return compareDf(op, x, y);
   if (op <= 53) return `pt_df_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
   if (op === 54) return `pt_df_of(pt_pow(${x}.hi, ${y}.hi))`;
@@ -85,7 +102,14 @@ function castDf(x: string, to: number, from: number): string {
 }
 
 /** MSL's own names for the C library's float functions. */
-const MSL_FN: Record<string, string> = { log1p: "pt_log1p", erf: "pt_erf", pow: "pt_pow" };
+const MSL_FN: Record<string, string> = {
+  log1p: "pt_log1p",
+  erf: "pt_erf",
+  erfc: "pt_erfc",
+  expm1: "pt_expm1",
+  hypot: "pt_hypot",
+  pow: "pt_pow",
+};
 
 /** MSL's spelling of the ops (templates/ops.ts) for f32, i32 and i64 registers. */
 const SPELLING: OpSpelling = {

@@ -1,4 +1,4 @@
-import { fmodPy, intHelpers } from "../templates/ops.ts";
+import { floorDivPy, fmodPy, intHelpers } from "../templates/ops.ts";
 import { ewIo } from "../templates/ew_io.ts";
 
 /**
@@ -25,7 +25,7 @@ inline int pt_const_i32(constant pt_mtl_params &p, int k) {
   return v >= PT_I32_MAX ? PT_I32_MAX : v <= PT_I32_MIN ? PT_I32_MIN : (int)v;
 }
 
-${fmodPy("float", "fmod", (z, b) => `copysign(${z}, ${b})`)}
+${fmodPy("float", "fmod", (z, b) => `copysign(${z}, ${b})`)}${floorDivPy("float", "fmod", "floor", (z, b) => `copysign(${z}, ${b})`)}
 /* C's fmod in df: a - trunc(a/b) b, then one step fixes a quotient rounded across an integer. */
 inline pt_df pt_df_fmod(pt_df a, pt_df b) {
   if (!isfinite(a.hi) || b.hi == 0.0f || b.hi != b.hi) return pt_df_of(PT_NAN_F);
@@ -46,6 +46,17 @@ inline pt_df pt_df_mod_py(pt_df a, pt_df b) {
   if (r.hi != 0.0f) { if ((r.hi < 0.0f) != (b.hi < 0.0f)) r = pt_df_add(r, b); }
   else r = pt_df_of(copysign(0.0f, b.hi));
   return r;
+}
+/* Python's // in df, as the float form (ops.ts floorDivPy). */
+inline pt_df pt_df_floordiv_py(pt_df a, pt_df b) {
+  if (b.hi == 0.0f) return pt_df_div(a, b);
+  const pt_df m = pt_df_fmod(a, b);
+  pt_df d = pt_df_div(pt_df_sub(a, m), b);
+  if (m.hi != 0.0f && ((b.hi < 0.0f) != (m.hi < 0.0f))) d = pt_df_sub(d, pt_df_of(1.0f));
+  if (d.hi == 0.0f) return pt_df_of(copysign(0.0f, pt_df_div(a, b).hi));
+  pt_df f = pt_df_floor(d);
+  if (pt_df_lt(pt_df_of(0.5f), pt_df_sub(d, f))) f = pt_df_add(f, pt_df_of(1.0f));
+  return f;
 }
 ${intHelpers("uint")}
 `;

@@ -47,6 +47,7 @@ inline float cospi(float x) { return (float)std::cos(3.14159265358979323846 * (d
 using std::fabs; using std::exp; using std::exp2; using std::log; using std::log2; using std::sin; using std::cos;
 using std::tan; using std::tanh; using std::floor; using std::ceil; using std::rint; using std::trunc; using std::fmod;
 using std::copysign; using std::pow; using std::sqrt; using std::fma; using std::ldexp; using std::isfinite;
-using std::isinf; using std::isnan; using std::signbit;
+using std::isinf; using std::isnan; using std::signbit; using std::asin; using std::acos; using std::atan; using std::atan2;
+using std::sinh; using std::cosh; using std::asinh; using std::acosh; using std::atanh; using std::log10; using std::max; using std::min;
 }
 `;

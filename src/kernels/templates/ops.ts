@@ -45,8 +45,11 @@ export interface OpUses {
   ints: boolean;
 }
 
-/** Unary float ops whose math is a library call (GLSL's math.ts): exp exp2 log log2 log1p, sin cos tan tanh sigmoid, gelu. */
-const MATH_OPS = new Set([15, 16, 17, 18, 19, 22, 23, 24, 25, 26, 28]);
+/**
+ * Unary float ops whose math is a library call (GLSL's math.ts): exp exp2 log log2 log1p, sin cos tan tanh sigmoid, gelu,
+ * erf erfc expm1, asin acos atan, sinh cosh, asinh acosh atanh, log10.
+ */
+const MATH_OPS = new Set([15, 16, 17, 18, 19, 22, 23, 24, 25, 26, 28, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49]);
 const LIBM: Record<number, string> = {
   15: "exp",
   16: "exp2",
@@ -61,7 +64,21 @@ const LIBM: Record<number, string> = {
   30: "ceil",
   31: "rint", // half to even
   32: "trunc",
+  38: "erf",
+  39: "erfc",
+  40: "expm1",
+  41: "asin",
+  42: "acos",
+  43: "atan",
+  44: "sinh",
+  45: "cosh",
+  46: "asinh",
+  47: "acosh",
+  48: "atanh",
+  49: "log10",
 };
+/** Bitwise AND, OR, XOR (71..73). */
+const BITWISE = ["&", "|", "^"];
 
 /** The bytecode's ops in a language's spelling; `uses` records the helpers they call. */
 export function opsEmitter(s: OpSpelling, uses: OpUses = { math: false, ints: false }): EwEmitter {
@@ -143,6 +160,26 @@ export function opsEmitter(s: OpSpelling, uses: OpUses = { math: false, ints: fa
   const nz = (x: string, t: number) => isFloat(t) ? s.nonzero(x, t) : `${x} != ${intOf(t, "0")}`;
   const divCheck = (y: string, t: number, which: number) =>
     `if (${y} == ${intOf(t, "0")}) { PT_FAIL(PT_KERR_INT_DIV, @i, ${which}, 0); ${s.onError} }`;
+  /** atan2 hypot fmod floorDivide (float), fmod floorDivide and the bitwise ops (integer): 67..75. */
+  function newBinary(op: number, x: string, y: string, t: number, body: string[]): string | undefined {
+    if (isFloat(t)) {
+      if (op > 70) return undefined;
+      uses.math = true;
+      if (op === 70) return `pt_floordiv_py(${x}, ${y})`;
+      return `${s.math(["atan2", "hypot", "fmod"][op - 67], t)}(${x}, ${y})`;
+    }
+    if (op <= 68) return undefined;
+    if (op <= 70) { // C's remainder (sign of the dividend) and floor division: DIV's
+      body.push(divCheck(y, t, op === 69 ? 1 : 0));
+      uses.ints = true;
+      return op === 69 ? `pt_ifmod(${x}, ${y})` : `pt_idiv(${x}, ${y})`;
+    }
+    if (op <= 73) return `(${x} ${BITWISE[op - 71]} ${y})`;
+    // A count outside [0, W) shifts every bit out, as PyTorch (the languages leave it undefined).
+    const out = `${y} < ${intOf(t, "0")} || ${y} >= ${intOf(t, t === I32 ? "32" : "64")}`;
+    if (op === 74) return `(${out} ? ${intOf(t, "0")} : ${wrap(t, `${U(t)}(${x}) << ${U(t)}(${y})`)})`;
+    return `(${out} ? (${x} < ${intOf(t, "0")} ? ${intOf(t, "-1")} : ${intOf(t, "0")}) : ${x} >> ${y})`; // arithmetic
+  }
   return {
     renderer: s.renderer,
     params: s.params,
@@ -162,6 +199,7 @@ export function opsEmitter(s: OpSpelling, uses: OpUses = { math: false, ints: fa
       return isFloat(t) ? floatUnary(op, x, t) : intUnary(op, x, t);
     },
     binary(op, x, y, t, body) {
+      if (op >= 67) return newBinary(op, x, y, t, body);
       if (op >= 64) return b(`(${nz(x, t)}) ${["&&", "||", "!="][op - 64]} (${nz(y, t)})`); // AND, OR, XOR of nonzero
       if (op >= 58) return b(`${x} ${["==", "!=", "<", "<=", ">", ">="][op - 58]} ${y}`);
       if (op <= 53 && isFloat(t)) return `pt_${["add", "sub", "mul", "div"][op - 50]}(${x}, ${y})`;
@@ -202,6 +240,12 @@ PT_FN ${T} pt_imod(${T} a, ${T} d) {
   if (d == ${T}(-1)) return ${T}(0);
   return ${T}(${U}(a) - ${U}(pt_idiv(a, d)) * ${U}(d));
 }
+/* C's %: the remainder of the magnitudes with the dividend's sign. */
+PT_FN ${T} pt_ifmod(${T} a, ${T} d) {
+  const ${U} ua = a < ${T}(0) ? ${U}(0) - ${U}(a) : ${U}(a), ud = d < ${T}(0) ? ${U}(0) - ${U}(d) : ${U}(d);
+  const ${U} r = ua % ud;
+  return a < ${T}(0) ? ${T}(${U}(0) - r) : ${T}(r);
+}
 /* A negative exponent truncates as PyTorch's powi does: 1 for base 1, +-1 by parity for -1, else 0. */
 PT_FN ${T} pt_ipow(${T} base, ${T} e) {
   if (e < ${T}(0)) return base == ${T}(1) ? ${T}(1) : base == ${T}(-1) ? ((e & ${T}(1)) != ${T}(0) ? ${T}(-1) : ${T}(1)) : ${T}(0);
@@ -228,5 +272,25 @@ PT_FN ${T} pt_fmod_py(${T} a, ${T} b) {
   if (r != ${T}(0)) { if ((r < ${T}(0)) != (b < ${T}(0))) r = pt_add(r, b); }
   else r = ${copysign(`${T}(0)`, "b")};
   return r;
+}
+`;
+
+/**
+ * Python's float // for float type T, as PyTorch's div_floor_floating: from C's fmod
+ * (fmodName), so that 1 // 0.1 is 9 where floor(1 / 0.1) is 10, the quotient rounded to the
+ * nearer integer; a zero divisor gives IEEE a / b, a zero quotient +-0 by a / b's sign.
+ */
+export const floorDivPy = (T: string, fmodName: string, floorName: string, copysign: (z: string, b: string) => string) =>
+  String.raw`
+PT_FN ${T} pt_floordiv_py(${T} a, ${T} b) {
+  if (b == ${T}(0)) return pt_div(a, b);
+  const ${T} m = ${fmodName}(a, b);
+  ${T} d = pt_div(pt_sub(a, m), b);
+  if (m != ${T}(0) && ((b < ${T}(0)) != (m < ${T}(0)))) d = pt_sub(d, ${T}(1));
+  if (d == ${T}(0)) return ${copysign(`${T}(0)`, "pt_div(a, b)")};
+  ${T} f = ${floorName}(d);
+  const ${T} frac = pt_sub(d, f);
+  if (pt_add(frac, frac) > ${T}(1)) f = pt_add(f, ${T}(1)); /* frac > 1/2, exactly, with no fractional literal */
+  return f;
 }
 `;

@@ -16,9 +16,9 @@ static int ew_kind_of(int op) {
   if (op == EW_CONST) return EW_K_CONST;
   if (op == EW_INDEX) return EW_K_INDEX;
   if (op == EW_CAST) return EW_K_CAST;
-  if (op >= EW_NEG && op <= EW_TRUNC) return EW_K_UNARY;
+  if ((op >= EW_NEG && op <= EW_TRUNC) || (op >= EW_ERF && op <= EW_LOG10)) return EW_K_UNARY;
   if (op >= EW_NOT && op <= EW_NONZERO) return EW_K_PREDICATE;
-  if (op >= EW_ADD && op <= EW_MIN) return EW_K_BINARY;
+  if ((op >= EW_ADD && op <= EW_MIN) || (op >= EW_ATAN2 && op <= EW_SHR)) return EW_K_BINARY;
   if (op >= EW_EQ && op <= EW_XOR) return EW_K_COMPARE;
   if (op == EW_WHERE) return EW_K_WHERE;
   if (op == EW_STORE) return EW_K_STORE;
@@ -27,7 +27,13 @@ static int ew_kind_of(int op) {
 
 /* Transcendental and reciprocal ops have no integer meaning; the encoder promotes first. */
 static int ew_float_only(int op) {
-  return (op >= EW_RECIP && op <= EW_TANH) || op == EW_SIGMOID || op == EW_GELU;
+  return (op >= EW_RECIP && op <= EW_TANH) || op == EW_SIGMOID || op == EW_GELU || (op >= EW_ERF && op <= EW_LOG10) ||
+         op == EW_ATAN2 || op == EW_HYPOT;
+}
+
+/* Bitwise ops have no float meaning. */
+static int ew_int_only(int op) {
+  return op >= EW_BITAND && op <= EW_SHR;
 }
 
 static int32_t ew_word(const uint8_t *p) {
@@ -60,6 +66,9 @@ static int ew_validate(cpu_ew_program *p) {
                       in->kind == EW_K_STORE ? "STORE must be the last instruction" : "the last instruction must be STORE");
     if (in->ctype >= EW_I32 && ew_float_only(in->op))
       return pt_error(PT_EINVAL, "ew bytecode: instruction %d: op %d needs a float ctype, not %s", i, in->op,
+                      ew_type_name[in->ctype]);
+    if (in->ctype <= EW_F64 && ew_int_only(in->op))
+      return pt_error(PT_EINVAL, "ew bytecode: instruction %d: op %d needs an integer ctype, not %s", i, in->op,
                       ew_type_name[in->ctype]);
     in->src_type = in->ctype;
     switch (in->kind) {

@@ -78,8 +78,31 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2 };
     case EW_ISINF: EW_MAP(flag, FN(fabs)(x[k]) == (T)INFINITY); break;                      \
     case EW_ISFINITE: EW_MAP(flag, FN(fabs)(x[k]) < (T)INFINITY); break;                    \
     case EW_NONZERO: EW_MAP(flag, x[k] != 0); break;                                        \
+    case EW_ERF: EW_MAP(y, FN(erf)(x[k])); break;                                           \
+    case EW_ERFC: EW_MAP(y, FN(erfc)(x[k])); break;                                         \
+    case EW_EXPM1: EW_MAP(y, FN(expm1)(x[k])); break;                                       \
+    case EW_ASIN: EW_MAP(y, FN(asin)(x[k])); break;                                         \
+    case EW_ACOS: EW_MAP(y, FN(acos)(x[k])); break;                                         \
+    case EW_ATAN: EW_MAP(y, FN(atan)(x[k])); break;                                         \
+    case EW_SINH: EW_MAP(y, FN(sinh)(x[k])); break;                                         \
+    case EW_COSH: EW_MAP(y, FN(cosh)(x[k])); break;                                         \
+    case EW_ASINH: EW_MAP(y, FN(asinh)(x[k])); break;                                       \
+    case EW_ACOSH: EW_MAP(y, FN(acosh)(x[k])); break;                                       \
+    case EW_ATANH: EW_MAP(y, FN(atanh)(x[k])); break;                                       \
+    case EW_LOG10: EW_MAP(y, FN(log10)(x[k])); break;                                       \
     default: break;                                                                         \
     }                                                                                       \
+  }                                                                                         \
+  /* Python's float //, as PyTorch's div_floor_floating: from fmod, so that 1 // 0.1 is 9,   \
+   * with a quotient rounded to the nearer integer; b == 0 gives IEEE a / b. */             \
+  static inline T ew_floordiv_##SUFFIX(T a, T b) {                                          \
+    if (b == 0) return a / b;                                                               \
+    T m = FN(fmod)(a, b), d = (a - m) / b, f;                                               \
+    if (m != 0 && ((b < 0) != (m < 0))) d -= (T)1;                                          \
+    if (d == 0) return FN(copysign)((T)0, a / b);                                           \
+    f = FN(floor)(d);                                                                       \
+    if (d - f > (T)0.5) f += (T)1;                                                          \
+    return f;                                                                               \
   }                                                                                         \
   /* Python's float %: the result takes the divisor's sign, and a zero result is +-0 by it. */ \
   static inline T ew_mod_##SUFFIX(T a, T b) {                                               \
@@ -108,6 +131,10 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2 };
   case EW_DIV: EW_MAP(y, (XK) / (ZK)); break;                                               \
   case EW_POW: EW_MAP(y, FN(pow)(XK, ZK)); break;                                           \
   case EW_MOD: EW_MAP(y, ew_mod_##SUFFIX(XK, ZK)); break;                                   \
+  case EW_ATAN2: EW_MAP(y, FN(atan2)(XK, ZK)); break;                                       \
+  case EW_HYPOT: EW_MAP(y, FN(hypot)(XK, ZK)); break;                                       \
+  case EW_FMOD: EW_MAP(y, FN(fmod)(XK, ZK)); break;                                         \
+  case EW_FLOORDIV: EW_MAP(y, ew_floordiv_##SUFFIX(XK, ZK)); break;                         \
   case EW_MAX: EW_SELECT(y, T, XK, ZK, a_ != a_ || a_ > b_); break;                          \
   case EW_MIN: EW_SELECT(y, T, XK, ZK, a_ != a_ || a_ < b_); break;                          \
   EW_COMPARE_CASES(XK, ZK, flag)                                                            \
@@ -163,6 +190,7 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2 };
   case EW_SUB: EW_MAP(y, (T)((U)(XK) - (U)(ZK))); break;                                    \
   case EW_MUL: EW_MAP(y, (T)((U)(XK) * (U)(ZK))); break;                                    \
   case EW_DIV:                                                                              \
+  case EW_FLOORDIV:                                                                         \
     for (int64_t k = 0; k < n; k++) {                                                       \
       T a = (XK), d = (ZK), q;                                                              \
       if (d == 0) return k;                                                                 \
@@ -179,7 +207,30 @@ enum ew_failure { EW_FAIL_DIV_ZERO = 1, EW_FAIL_MOD_ZERO = 2 };
       y[k] = r;                                                                             \
     }                                                                                       \
     break;                                                                                  \
+  case EW_FMOD: /* C's %: the sign of the dividend */                                      \
+    for (int64_t k = 0; k < n; k++) {                                                       \
+      T a = (XK), d = (ZK);                                                                 \
+      if (d == 0) return k;                                                                 \
+      y[k] = d == -1 ? 0 : a % d;                                                           \
+    }                                                                                       \
+    break;                                                                                  \
   case EW_POW: EW_MAP(y, ew_ipow_##SUFFIX(XK, ZK)); break;                                 \
+  case EW_BITAND: EW_MAP(y, (XK) & (ZK)); break;                                            \
+  case EW_BITOR: EW_MAP(y, (XK) | (ZK)); break;                                             \
+  case EW_BITXOR: EW_MAP(y, (XK) ^ (ZK)); break;                                            \
+  /* A count outside [0, W) shifts every bit out (PyTorch's rule; C leaves it undefined). */ \
+  case EW_SHL:                                                                              \
+    for (int64_t k = 0; k < n; k++) {                                                       \
+      T a = (XK), b = (ZK);                                                                 \
+      y[k] = b < 0 || b >= (T)(8 * sizeof(T)) ? 0 : (T)((U)a << b);                         \
+    }                                                                                       \
+    break;                                                                                  \
+  case EW_SHR: /* arithmetic: the sign fills in */                                          \
+    for (int64_t k = 0; k < n; k++) {                                                       \
+      T a = (XK), b = (ZK);                                                                 \
+      y[k] = b < 0 || b >= (T)(8 * sizeof(T)) ? (a < 0 ? -1 : 0) : (T)(a >> b);             \
+    }                                                                                       \
+    break;                                                                                  \
   case EW_MAX: EW_SELECT(y, T, XK, ZK, a_ > b_); break;                                     \
   case EW_MIN: EW_SELECT(y, T, XK, ZK, a_ < b_); break;                                     \
   EW_COMPARE_CASES(XK, ZK, flag)                                                            \
@@ -194,7 +245,7 @@ EW_DEFINE_INT_OPS(int64_t, uint64_t, i64)
 
 /* Which failure a failing integer op reports. */
 static inline int ew_failure_of(int op) {
-  return op == EW_DIV ? EW_FAIL_DIV_ZERO : EW_FAIL_MOD_ZERO;
+  return op == EW_DIV || op == EW_FLOORDIV ? EW_FAIL_DIV_ZERO : EW_FAIL_MOD_ZERO;
 }
 
 static void ew_unary(int ctype, int op, int64_t n, const void *x, void *out) {
@@ -230,7 +281,8 @@ static int64_t ew_binary_scalar(int ctype, int op, int64_t n, const void *x, con
  * left out: exchanged, they can pick the other of -0/+0 or the other NaN. */
 static int ew_swapped_op(int op) {
   switch (op) {
-  case EW_ADD: case EW_MUL: case EW_EQ: case EW_NE: case EW_AND: case EW_OR: case EW_XOR: return op;
+  case EW_ADD: case EW_MUL: case EW_EQ: case EW_NE: case EW_AND: case EW_OR: case EW_XOR:
+  case EW_BITAND: case EW_BITOR: case EW_BITXOR: return op;
   case EW_LT: return EW_GT;
   case EW_GT: return EW_LT;
   case EW_LE: return EW_GE;
