@@ -7,10 +7,8 @@
  * labels) and the device memory in use, which must not grow after the first step; exits with status 1 below
  * `--min-accuracy` or when it grows.
  *   deno run -A examples/fashion_mnist.ts      or      bun examples/fashion_mnist.ts
- * The data: the four idx files of Debian's dataset-fashion-mnist package (/usr/share/datasets/fashion-mnist),
- * installed by `sudo apt-get install dataset-fashion-mnist`, or by `bash scripts/fashion_mnist.sh`, which without root
- * unpacks the package into ~/.cache/polytensor/fashion-mnist (looked in too). `--data DIR` or PT_FASHION_MNIST names
- * another folder; the files may be gzipped (as the package has them) or not.
+ * The data: the four idx files of Debian's dataset-fashion-mnist package, found and read as fashion_data.ts says
+ * (`bash scripts/fashion_mnist.sh` installs them; `--data DIR` or PT_FASHION_MNIST names another folder).
  * Flags: --epochs N (5), --batch N (128), --lr X (1e-3 at the start), --steps N (stop after N steps in all, the
  * schedule fitted to them: CI's limit), --hidden N (256), --seed N (0), --min-accuracy A (a fraction, 0 by default).
  * The defaults reach 88.2-88.4% on the test set (seeds 0-2, on the CPU, about 10 s); CI's 1000 steps reach 86.7-86.8%.
@@ -18,94 +16,16 @@
  */
 import * as pt from "../mod.ts";
 import process from "node:process";
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { accuracy, batch, CLASSES, cli, loadFashionMnist, NAMES, PIXELS, prng, shuffle } from "./fashion_data.ts";
 
 // ----- arguments
-const args = process.argv.slice(2);
-function flag(name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  if (i + 1 >= args.length) fail(`${name} needs a value`);
-  return args[i + 1];
-}
-function int(name: string, fallback: number): number {
-  const s = flag(name);
-  if (s === undefined) return fallback;
-  const v = Number(s);
-  if (!Number.isInteger(v) || v < 0) fail(`${name} needs an integer >= 0, got ${s}`);
-  return v;
-}
-function real(name: string, fallback: number): number {
-  const s = flag(name);
-  if (s === undefined) return fallback;
-  const v = Number(s);
-  if (!Number.isFinite(v) || v < 0) fail(`${name} needs a number >= 0, got ${s}`);
-  return v;
-}
-function fail(message: string): never {
-  console.error(`fashion_mnist: ${message}`);
-  process.exit(1);
-}
+const { flag, int, real, fail } = cli("fashion_mnist", process.argv.slice(2));
 const EPOCHS = int("--epochs", 5), BATCH = Math.max(1, int("--batch", 128)), HIDDEN = Math.max(1, int("--hidden", 256));
 const STEPS = int("--steps", 0) || Infinity; // 0 or absent: no limit
 const LR = real("--lr", 1e-3), SEED = int("--seed", 0), MIN_ACCURACY = real("--min-accuracy", 0);
-const CLASSES = 10, PIXELS = 28 * 28;
-const NAMES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"];
 
-// ----- the data: idx files (big-endian header: 0, 0, dtype 0x08 = uint8, the number of dims, then each dim as int32)
-const PACKAGE_DIR = "/usr/share/datasets/fashion-mnist";
-const CACHE_DIR = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "polytensor", "fashion-mnist");
-const FILES = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"];
-const ADVICE = "install Debian's dataset-fashion-mnist package (sudo apt-get install dataset-fashion-mnist), " +
-  "or run bash scripts/fashion_mnist.sh (it unpacks the package without root), or pass the folder of the four idx " +
-  "files with --data DIR (or PT_FASHION_MNIST=DIR)";
-
-/** The file's path in dir, gzipped or not, or null. */
-function find(dir: string, name: string): string | null {
-  for (const p of [join(dir, name + ".gz"), join(dir, name)]) if (existsSync(p)) return p;
-  return null;
-}
-function dataDir(): string {
-  const given = flag("--data") ?? (process.env.PT_FASHION_MNIST || undefined);
-  const dirs = given !== undefined ? [given] : [PACKAGE_DIR, CACHE_DIR];
-  for (const d of dirs) if (FILES.every((f) => find(d, f) !== null)) return d;
-  const missing = FILES.filter((f) => find(dirs[0], f) === null).join(", ");
-  fail(`Fashion-MNIST not found in ${dirs.join(" or ")} (${missing} missing there): ${ADVICE}`);
-}
-
-/** An idx file's dims and uint8 values. */
-function readIdx(path: string, ndim: number): { dims: number[]; values: Uint8Array } {
-  let bytes: Uint8Array = readFileSync(path);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes); // gzip's magic number
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint16(0) !== 0 || bytes[2] !== 0x08 || bytes[3] !== ndim) {
-    fail(`${path} is not an idx file of ${ndim}-d uint8 data (header ${[...bytes.subarray(0, 4)]})`);
-  }
-  const dims = Array.from({ length: ndim }, (_, i) => view.getInt32(4 + 4 * i));
-  const start = 4 + 4 * ndim, count = dims.reduce((a, b) => a * b, 1);
-  if (bytes.length !== start + count) fail(`${path}: ${bytes.length} bytes, expected ${start + count} for [${dims}]`);
-  return { dims, values: bytes.subarray(start) };
-}
-interface Split {
-  images: Uint8Array; // n * 784, row-major
-  labels: Uint8Array;
-  n: number;
-}
-function readSplit(dir: string, prefix: string, expect: number): Split {
-  const img = readIdx(find(dir, `${prefix}-images-idx3-ubyte`)!, 3), lab = readIdx(find(dir, `${prefix}-labels-idx1-ubyte`)!, 1);
-  const [n, h, w] = img.dims;
-  if (n !== expect || h * w !== PIXELS || lab.dims[0] !== n) {
-    fail(`${prefix}: images [${img.dims}] and labels [${lab.dims}], expected [${expect}, 28, 28] and [${expect}]`);
-  }
-  return { images: img.values, labels: lab.values, n };
-}
-
-const dir = dataDir();
 const t0 = performance.now();
-const train = readSplit(dir, "train", 60000), test = readSplit(dir, "t10k", 10000);
+const { dir, train, test } = loadFashionMnist(flag("--data") ?? (process.env.PT_FASHION_MNIST || undefined), fail);
 const dev = pt.defaultDevice();
 console.log(
   `fashion_mnist: ${train.n} training and ${test.n} test images from ${dir} (read in ${(performance.now() - t0).toFixed(0)} ms)`,
@@ -114,39 +34,6 @@ console.log(
   `MLP ${PIXELS}-${HIDDEN}-${CLASSES} on ${dev.id}: ${EPOCHS} epochs, batch ${BATCH}, Adam lr ${LR} cosine-annealed` +
     (STEPS < Infinity ? `, at most ${STEPS} steps` : ""),
 );
-
-// Pixels scaled to [0, 1] and standardised with the training set's mean and deviation (0.2860, 0.3530), by table.
-const SCALE = Float32Array.from({ length: 256 }, (_, v) => (v / 255 - 0.2860) / 0.3530);
-
-/** Rows `order[from..to)` of a split, gathered on the host (as a data loader does) and uploaded: x [n, 784], y [n]. */
-function batch(s: Split, order: Uint32Array | null, from: number, to: number): { x: pt.Tensor; y: pt.Tensor } {
-  const n = to - from, xs = new Float32Array(n * PIXELS), ys = new Int32Array(n);
-  for (let r = 0; r < n; r++) {
-    const i = order === null ? from + r : order[from + r];
-    const src = s.images.subarray(i * PIXELS, (i + 1) * PIXELS);
-    for (let j = 0; j < PIXELS; j++) xs[r * PIXELS + j] = SCALE[src[j]];
-    ys[r] = s.labels[i];
-  }
-  return { x: pt.tensor(xs).reshape(n, PIXELS), y: pt.tensor(ys) };
-}
-
-/** mulberry32: a small seeded PRNG for the shuffles (floats in [0, 1)). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-function shuffle(order: Uint32Array, random: () => number): void {
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-}
 
 // ----- the model
 pt.manualSeed(SEED);
@@ -179,20 +66,6 @@ const perEpoch = Math.floor(train.n / BATCH), totalSteps = Math.min(STEPS, EPOCH
 const opt = new pt.optim.Adam(params, { lr: LR });
 const schedule = new pt.optim.CosineAnnealingLR(opt, { tMax: Math.max(1, totalSteps) });
 
-/** The share of a split's images whose largest logit is their label, in batches under pt.noGrad. */
-function accuracy(s: Split): number {
-  let correct = 0;
-  for (let from = 0; from < s.n; from += 1000) {
-    correct += pt.noGrad(() =>
-      pt.tidy(() => {
-        const { x, y } = batch(s, null, from, Math.min(s.n, from + 1000));
-        return Number(logits(x).argmax(1).eq(y).sum().item());
-      })
-    );
-  }
-  return correct / s.n;
-}
-
 // ----- training
 const random = prng(SEED + 1);
 const order = Uint32Array.from({ length: train.n }, (_, i) => i);
@@ -224,7 +97,7 @@ for (let epoch = 1; epoch <= EPOCHS && steps < STEPS; epoch++) {
   );
 }
 const trainSecs = (performance.now() - start) / 1000;
-const acc = accuracy(test);
+const acc = accuracy(test, logits);
 console.log(`test accuracy ${(100 * acc).toFixed(2)}% after ${steps} steps (${trainSecs.toFixed(1)} s of training)`);
 
 // Per-class accuracy on the test set, to show what the model confuses (shirts with T-shirts, pullovers and coats).

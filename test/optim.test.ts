@@ -580,6 +580,26 @@ test("a 2000-step training loop (linear regression, Adam, inside pt.tidy) keeps 
   assertClose([b.item() as number], [0.3], 0, 1e-2, "b");
 });
 
+test("an optimizer made, stepped and disposed with its parameters leaves no device memory in use (SGD, Adam, AdamW)", () => {
+  const makers = [
+    (ps: pt.Tensor[]) => new pt.optim.SGD(ps, { lr: 0.1, momentum: 0.9 }),
+    (ps: pt.Tensor[]) => new pt.optim.Adam(ps, { lr: 0.1 }),
+    (ps: pt.Tensor[]) => new pt.optim.AdamW(ps, { lr: 0.1, amsgrad: true }),
+  ];
+  for (const make of makers) {
+    const before = pt.memoryStats(dev).inUse;
+    const ps = [pt.zeros([5, 3], { requiresGrad: true }), pt.zeros([], { requiresGrad: true })], opt = make(ps);
+    for (let i = 0; i < 2; i++) {
+      for (const p of ps) p.grad = pt.onesLike(p);
+      opt.step();
+      opt.zeroGrad();
+    }
+    opt.dispose();
+    for (const p of ps) p.dispose();
+    assert.equal(pt.memoryStats(dev).inUse, before, opt.constructor.name);
+  }
+});
+
 test("an optimizer step is seen through views of the parameter made before it", () => {
   using p = pt.tensor([1, 2, 3, 4, 5, 6], { requiresGrad: true });
   using grid = pt.noGrad(() => p.reshape([2, 3]));

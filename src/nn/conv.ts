@@ -1,7 +1,8 @@
 /**
  * `pt.nn`'s spatial functions as compositions: pad (index selection or concatenation),
  * conv1d and conv2d as im2col feeding the matmul path (strided slices of the padded input
- * stacked into columns, one batched matmul per group: cuBLAS on CUDA), the pools as an
+ * stacked into columns, one batched matmul per group: cuBLAS on CUDA), the transposed convolutions as the
+ * transposed product scattered back into place (col2im through one scatter-add), the pools as an
  * elementwise chain over the same slices (maximum or add: one fused kernel), and adaptiveAvgPool2d and interpolate as products with small pooling or
  * interpolation matrices built on the host. Layouts are PyTorch's (NCHW; weight [Cout,
  * Cin / groups, kH, kW]). The columns hold C * kH * kW * OH * OW elements: a fused
@@ -193,6 +194,122 @@ export function conv1d(x: Tensor, weight: Tensor, bias?: Tensor, options: ConvOp
     padding: p === "same" || p === "valid" ? p : one(p ?? 0, 0) as number[],
   };
   return tidy(() => conv2d(x.unsqueeze(-2), weight.unsqueeze(-2), bias, opts).squeeze(-2));
+}
+
+/** Options of `convTranspose2d` (and, with single numbers, `convTranspose1d`). */
+export interface ConvTransposeOptions {
+  /** The step between the input pixels' windows in the output (default 1). */
+  stride?: number | readonly number[];
+  /** Removed from each side of the output (default 0): dilation (k - 1) - padding zeros of the equivalent conv's input. */
+  padding?: number | readonly number[];
+  /** Added to the far side of the output (default 0), below stride or dilation: picks one of the input sizes a strided conv maps alike. */
+  outputPadding?: number | readonly number[];
+  /** Channel groups (default 1). */
+  groups?: number;
+  /** The spacing of the kernel's taps (default 1). */
+  dilation?: number | readonly number[];
+}
+
+/**
+ * For each (tap i j, input pixel y x) in weight^T x's row order, the flat output position it adds into
+ * (y s + i d - p), (x s + j d - p), or `dump` (one past the output) where that falls into the cropped padding.
+ */
+function col2imIndex(
+  k: [number, number],
+  hw: [number, number],
+  out: [number, number],
+  s: [number, number],
+  p: [number, number],
+  d: [number, number],
+): Int32Array {
+  const [kh, kw] = k, [h, w] = hw, dump = out[0] * out[1], idx = new Int32Array(kh * kw * h * w);
+  let at = 0;
+  for (let i = 0; i < kh; i++) {
+    for (let j = 0; j < kw; j++) {
+      for (let y = 0; y < h; y++) {
+        const oy = y * s[0] + i * d[0] - p[0];
+        for (let x = 0; x < w; x++, at++) {
+          const ox = x * s[1] + j * d[1] - p[1];
+          idx[at] = oy >= 0 && oy < out[0] && ox >= 0 && ox < out[1] ? oy * out[1] + ox : dump;
+        }
+      }
+    }
+  }
+  return idx;
+}
+
+/**
+ * The transposed 2-d convolution of x [N, Cin, H, W] (or unbatched [Cin, H, W]) with weight [Cin, Cout / groups, kH, kW],
+ * plus bias [Cout], as `torch.nn.functional.conv_transpose2d` (the gradient of conv2d with respect to its input): the
+ * output is (H - 1) stride - 2 padding + dilation (kH - 1) + outputPadding + 1 high, and as wide.
+ * @throws {TensorError} when the channels disagree with the weight, groups do not divide them, a stride, padding or
+ * dilation is out of range, outputPadding is not below stride or dilation, or the output would be empty.
+ */
+export function convTranspose2d(x: Tensor, weight: Tensor, bias?: Tensor, options: ConvTransposeOptions = {}): Tensor {
+  const op = "nn.convTranspose2d";
+  floatTensor(op, "input", x);
+  floatTensor(op, "weight", weight);
+  if (x.ndim === 3) return tidy(() => convTranspose2d(x.unsqueeze(0), weight, bias, options).squeeze(0));
+  if (x.ndim !== 4) throw new TensorError(op, `input must be [N, C, H, W] or [C, H, W], got shape ${fmtShape(x.shape)}`);
+  if (weight.ndim !== 4) throw new TensorError(op, `weight must be [Cin, Cout / groups, kH, kW], got shape ${fmtShape(weight.shape)}`);
+  const groups = options.groups ?? 1, [n, c, h, w] = x.shape, [cin, og, kh, kw] = weight.shape;
+  if (!Number.isInteger(groups) || groups < 1 || c % groups !== 0) {
+    throw new TensorError(op, `groups ${describeValue(groups)} must be a positive integer dividing input channels ${c}`);
+  }
+  if (cin !== c) throw new TensorError(op, `input has ${c} channels but weight ${fmtShape(weight.shape)} expects ${cin}`);
+  const cout = og * groups;
+  if (bias !== undefined && (floatTensor(op, "bias", bias).ndim !== 1 || bias.numel !== cout)) {
+    throw new TensorError(op, `bias must be [Cout] = [${cout}], got shape ${fmtShape(bias.shape)}`);
+  }
+  const s = pair(op, "stride", options.stride ?? 1, 1), d = pair(op, "dilation", options.dilation ?? 1, 1);
+  const p = pair(op, "padding", options.padding ?? 0, 0), extra = pair(op, "outputPadding", options.outputPadding ?? 0, 0);
+  if (extra.some((e, i) => e >= Math.max(s[i], d[i]))) {
+    throw new TensorError(
+      op,
+      `outputPadding [${extra.join(", ")}] must be smaller than stride [${s.join(", ")}] or dilation [${d.join(", ")}]`,
+    );
+  }
+  const k: [number, number] = [kh, kw];
+  const out = [0, 1].map((i) => ([h, w][i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + extra[i] + 1) as [number, number];
+  if (out[0] < 1 || out[1] < 1) {
+    throw new TensorError(op, `output size ${out.join("x")} is empty (input ${h}x${w}, padding [${p.join(", ")}])`);
+  }
+  // weight^T x gives every (tap, pixel) contribution in one batched matmul (the FLOPs of the product itself, none on
+  // zeros), and one scatter-add sums them into place (col2im): columns of Cout K H W elements. conv2d over a
+  // zero-stuffed input would be shorter but does stride^2 the work and memory; clamp mode: the indices are in range by
+  // construction, so no wait for the kernel's check.
+  return tidy(() => {
+    const K = kh * kw, cg = c / groups;
+    const wt = weight.reshape([groups, cg, og * K]).transpose(1, 2); // [groups, Cout/groups K, Cin/groups]
+    const cols = wt.matmul(x.reshape([n, groups, cg, h * w])).reshape([n, cout, K * h * w]);
+    const idx = tensor(col2imIndex(k, [h, w], out, s, p, d), { device: x.device }).reshape([1, 1, K * h * w]);
+    const sums = full([n, cout, out[0] * out[1] + 1], 0, { dtype: cols.dtype, device: x.device })
+      .scatter(2, idx.expand([n, cout, K * h * w]), cols, { reduce: "add", mode: "clamp" });
+    const y = sums.narrow(2, 0, out[0] * out[1]).reshape([n, cout, out[0], out[1]]);
+    return bias === undefined ? y : y.add(bias.reshape([1, cout, 1, 1]));
+  });
+}
+
+/**
+ * The transposed 1-d convolution of x [N, Cin, L] (or [Cin, L]) with weight [Cin, Cout / groups, k], as
+ * `torch.nn.functional.conv_transpose1d` (convTranspose2d over a height of 1).
+ * @throws {TensorError} as convTranspose2d does.
+ */
+export function convTranspose1d(x: Tensor, weight: Tensor, bias?: Tensor, options: ConvTransposeOptions = {}): Tensor {
+  const op = "nn.convTranspose1d";
+  floatTensor(op, "input", x);
+  floatTensor(op, "weight", weight);
+  if (x.ndim !== 2 && x.ndim !== 3) throw new TensorError(op, `input must be [N, C, L] or [C, L], got shape ${fmtShape(x.shape)}`);
+  if (weight.ndim !== 3) throw new TensorError(op, `weight must be [Cin, Cout / groups, k], got shape ${fmtShape(weight.shape)}`);
+  const one = (v: unknown, fill: number) => (typeof v === "number" ? [fill, v] : Array.isArray(v) && v.length === 1 ? [fill, v[0]] : v);
+  const opts: ConvTransposeOptions = {
+    groups: options.groups,
+    stride: one(options.stride ?? 1, 1) as number[],
+    dilation: one(options.dilation ?? 1, 1) as number[],
+    padding: one(options.padding ?? 0, 0) as number[],
+    outputPadding: one(options.outputPadding ?? 0, 0) as number[],
+  };
+  return tidy(() => convTranspose2d(x.unsqueeze(-2), weight.unsqueeze(-2), bias, opts).squeeze(-2));
 }
 
 /** Options of the 2-d pools. */

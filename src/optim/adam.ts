@@ -67,6 +67,12 @@ function maxOf(p: Tensor, s: AdamState): Tensor {
   return s.vmax ??= owned(zeros(p.shape, { device: p.device, dtype: p.dtype }));
 }
 
+/** Element i of t as a 0-d view the optimizer owns; the narrow view between them is freed at once (it would hold t's buffer). */
+function element(t: Tensor, i: number): Tensor {
+  using row = t.narrow(0, i, 1);
+  return owned(row.squeeze(0));
+}
+
 /** A function that makes a tensor of these values on p's device (in a tidy scope of the caller's). */
 function tensorOf(p: Tensor, dtype: DType, values: number[] | number[][]): () => Tensor {
   return () => tensor(values, { device: p.device, dtype });
@@ -105,11 +111,11 @@ function adam(name: string, decoupled: boolean): Algorithm<AdamOptions, AdamStat
       const like = () => owned(zeros(p.shape, { device: dev, dtype: p.dtype }));
       return {
         counters,
-        bc1: owned(counters.narrow(0, 1, 1).squeeze(0)),
-        bc2: owned(counters.narrow(0, 2, 1).squeeze(0)),
+        bc1: element(counters, 1),
+        bc2: element(counters, 2),
         coef,
-        a: owned(coef.narrow(0, 0, 1).squeeze(0)),
-        b: owned(coef.narrow(0, 1, 1).squeeze(0)),
+        a: element(coef, 0),
+        b: element(coef, 1),
         m: like(),
         v: like(),
         vmax: o.amsgrad ? like() : null,
