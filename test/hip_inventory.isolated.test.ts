@@ -195,6 +195,7 @@ test("hip driver on a stand-in runtime: no device, then one device through open,
     const code = `
 import { native, readString, utf8 } from "${new URL("../src/runtime/native.ts", import.meta.url).href}";
 import { HIP_TEMPLATES, hipElementwiseSource, hipTemplateSource } from "${new URL("../src/kernels/hip.ts", import.meta.url).href}";
+import { kindOf } from "${new URL("../src/kernels/launch.ts", import.meta.url).href}";
 const hip = pt.backends().find((b) => b.name === "hip")!;
 const d = hip.devices[0];
 console.log(\`device=\${d.id}|\${d.name}|\${d.language}|\${d.subgroupSize}|\${d.maxWorkgroup}|\${d.computeUnits}|\${d.memoryTotal}\`);
@@ -205,7 +206,7 @@ const dev = native.pt_device_open(b, 0);
 const programs: [string, string][] = HIP_TEMPLATES.map((k) => [k, hipTemplateSource(k)]);
 programs.push(["ew", hipElementwiseSource({ k: "binary", op: "add", a: { k: "load", input: 0, dtype: "float32" }, b: { k: "load", input: 1, dtype: "float32" }, dtype: "float32" }, 2)]);
 for (const [kind, src] of programs) {
-  const k = utf8(kind), s = utf8(src + "\\0");
+  const k = utf8(kindOf(kind)), s = utf8(src + "\\0");
   const st = native.pt_program_create(dev, k, k.length, s, s.length);
   console.log(\`program \${kind}: \${st > 0 ? "loaded" : readString((buf, cap) => native.pt_last_error(buf, cap)).replaceAll("\\n", " ")}\`);
 }
