@@ -15,6 +15,10 @@ import { checkBytes, contiguousStrides, denseStrides, numel, sealed, type Shape 
 import * as ew from "./elementwise.ts";
 import * as mv from "./movement.ts";
 import * as st from "./structure.ts";
+import * as math from "./math.ts";
+import * as stats from "./stats.ts";
+import * as counting from "./counting.ts";
+import * as sampling from "./sampling.ts";
 import * as red from "./reduce.ts";
 import * as idx from "./indexing.ts";
 import * as srt from "./sort.ts";
@@ -628,6 +632,94 @@ export class Tensor {
   gelu(): Tensor {
     return ew.unary("gelu", this);
   }
+  /** The error function, as `torch.Tensor.erf`. */
+  erf(): Tensor {
+    return math.erf(this);
+  }
+  /** 1 - erf(this), accurate where erf nears 1, as `torch.Tensor.erfc`. */
+  erfc(): Tensor {
+    return math.erfc(this);
+  }
+  /** e ** this - 1, accurate near 0, as `torch.Tensor.expm1`. */
+  expm1(): Tensor {
+    return math.expm1(this);
+  }
+  /** The base-10 logarithm, as `torch.Tensor.log10`. */
+  log10(): Tensor {
+    return math.log10(this);
+  }
+  /** The arcsine (radians), as `torch.Tensor.asin`. */
+  asin(): Tensor {
+    return math.asin(this);
+  }
+  /** The arccosine (radians), as `torch.Tensor.acos`. */
+  acos(): Tensor {
+    return math.acos(this);
+  }
+  /** The arctangent (radians), as `torch.Tensor.atan`. */
+  atan(): Tensor {
+    return math.atan(this);
+  }
+  /** The hyperbolic sine, as `torch.Tensor.sinh`. */
+  sinh(): Tensor {
+    return math.sinh(this);
+  }
+  /** The hyperbolic cosine, as `torch.Tensor.cosh`. */
+  cosh(): Tensor {
+    return math.cosh(this);
+  }
+  /** The inverse hyperbolic sine, as `torch.Tensor.asinh`. */
+  asinh(): Tensor {
+    return math.asinh(this);
+  }
+  /** The inverse hyperbolic cosine, as `torch.Tensor.acosh`. */
+  acosh(): Tensor {
+    return math.acosh(this);
+  }
+  /** The inverse hyperbolic tangent, as `torch.Tensor.atanh`. */
+  atanh(): Tensor {
+    return math.atanh(this);
+  }
+  /** Bitwise not of integers (logical not of bools), as `torch.Tensor.bitwise_not` (see `pt.bitwiseNot`). */
+  bitwiseNot(): Tensor {
+    return math.bitwiseNot(this);
+  }
+  /** The angle of (other, this) in radians, quadrant-aware, as `torch.Tensor.atan2` (see `pt.atan2`). */
+  atan2(other: TensorLike): Tensor {
+    return math.atan2(this, other);
+  }
+  /** sqrt(this ** 2 + other ** 2) without overflow, as `torch.Tensor.hypot` (see `pt.hypot`). */
+  hypot(other: TensorLike): Tensor {
+    return math.hypot(this, other);
+  }
+  /** The remainder with the sign of this (C's fmod), as `torch.Tensor.fmod` (see `pt.fmod`). */
+  fmod(other: TensorLike): Tensor {
+    return math.fmod(this, other);
+  }
+  /** floor(this / other), as `torch.Tensor.floor_divide` (see `pt.floorDivide`). */
+  floorDivide(other: TensorLike): Tensor {
+    return math.floorDivide(this, other);
+  }
+  /** Bitwise and of integers (logical and of bools), as `torch.Tensor.bitwise_and`. */
+  bitwiseAnd(other: TensorLike): Tensor {
+    return math.bitwiseAnd(this, other);
+  }
+  /** Bitwise or of integers (logical or of bools), as `torch.Tensor.bitwise_or`. */
+  bitwiseOr(other: TensorLike): Tensor {
+    return math.bitwiseOr(this, other);
+  }
+  /** Bitwise xor of integers (logical xor of bools), as `torch.Tensor.bitwise_xor`. */
+  bitwiseXor(other: TensorLike): Tensor {
+    return math.bitwiseXor(this, other);
+  }
+  /** this shifted left by other bits, as `torch.Tensor.bitwise_left_shift` (see `pt.bitwiseLeftShift`). */
+  bitwiseLeftShift(other: TensorLike): Tensor {
+    return math.bitwiseLeftShift(this, other);
+  }
+  /** this shifted right by other bits (arithmetic for signed), as `torch.Tensor.bitwise_right_shift`. */
+  bitwiseRightShift(other: TensorLike): Tensor {
+    return math.bitwiseRightShift(this, other);
+  }
   /** Rounds down, as `torch.Tensor.floor`; integer and bool tensors come back unchanged (a copy). */
   floor(): Tensor {
     return ew.unary("floor", this);
@@ -983,6 +1075,83 @@ export class Tensor {
   /** Whether other has this shape and these elements, as `torch.Tensor.equal`. */
   equal(other: Tensor): boolean {
     return st.equal(this, other);
+  }
+  /** The diagonal of a matrix as a vector, or a vector as a diagonal matrix, as `torch.Tensor.diag` (see `pt.diag`). */
+  diag(diagonal = 0): Tensor {
+    return st.diag(this, diagonal);
+  }
+  /** A view of the diagonal of dims dim1 and dim2, appended as the last dim, as `torch.Tensor.diagonal`. */
+  diagonal(offset = 0, dim1 = 0, dim2 = 1): Tensor {
+    return st.diagonal(this, offset, dim1, dim2);
+  }
+  /** The outer product of this vector and another, as `torch.Tensor.outer` (see `pt.outer`). */
+  outer(other: Tensor): Tensor {
+    return st.outer(this, other);
+  }
+  /** A view with the dims at source moved to destination, as `torch.Tensor.movedim` (see `pt.movedim`). */
+  movedim(source: number | readonly number[], destination: number | readonly number[]): Tensor {
+    return st.movedim(this, source, destination);
+  }
+
+  // ----- statistics (stats.ts), counting (counting.ts) and sampling (sampling.ts): see the functions of the same name.
+  /** The largest element over dim (all when left out), NaN-propagating, as `torch.Tensor.amax` (see `pt.amax`). */
+  amax(dim?: number | readonly number[], keepdim = false): Tensor {
+    return stats.amax(this, dim, keepdim);
+  }
+  /** The smallest element over dim (all when left out), NaN-propagating, as `torch.Tensor.amin` (see `pt.amin`). */
+  amin(dim?: number | readonly number[], keepdim = false): Tensor {
+    return stats.amin(this, dim, keepdim);
+  }
+  /** The sum over dim treating NaN as 0, as `torch.Tensor.nansum` (see `pt.nansum`). */
+  nansum(dim?: number | readonly number[], keepdim = false): Tensor {
+    return stats.nansum(this, dim, keepdim);
+  }
+  /** NaN and infinities replaced by finite values, as `torch.Tensor.nan_to_num` (see `pt.nanToNum`). */
+  nanToNum(nan = 0, posinf?: number, neginf?: number): Tensor {
+    return stats.nanToNum(this, nan, posinf, neginf);
+  }
+  /** The lower median of all elements, as `torch.Tensor.median()` (see `pt.median`). */
+  median(): Tensor;
+  /** The lower median along dim with its index, as `torch.Tensor.median(dim)` (see `pt.median`). */
+  median(dim: number, keepdim?: boolean): stats.ValuesIndices;
+  median(dim?: number, keepdim = false): Tensor | stats.ValuesIndices {
+    return dim === undefined ? stats.median(this) : stats.median(this, dim, keepdim);
+  }
+  /** The k-th smallest element along dim with its index, as `torch.Tensor.kthvalue` (see `pt.kthvalue`). */
+  kthvalue(k: number, dim = -1, keepdim = false): stats.ValuesIndices {
+    return stats.kthvalue(this, k, dim, keepdim);
+  }
+  /** The q-th quantiles over dim (all elements when left out), as `torch.Tensor.quantile` (see `pt.quantile`). */
+  quantile(
+    q: number | readonly number[] | Tensor,
+    dim?: number,
+    keepdim = false,
+    opts: { interpolation?: stats.QuantileInterpolation } = {},
+  ): Tensor {
+    return stats.quantile(this, q, dim, keepdim, opts);
+  }
+  /** The distinct elements in ascending order, as `torch.Tensor.unique` (see `pt.unique` for dim, inverse and counts). */
+  unique(opts?: counting.UniqueOptions & { returnInverse?: false; returnCounts?: false }): Tensor;
+  /** unique with returnInverse or returnCounts: `{ values, inverse, counts }` (see `pt.unique`). */
+  unique(opts: counting.UniqueOptions): counting.UniqueResult;
+  unique(opts: counting.UniqueOptions = {}): Tensor | counting.UniqueResult {
+    return counting.unique(this, opts);
+  }
+  /** How often each value of this non-negative integer vector occurs, as `torch.Tensor.bincount` (see `pt.bincount`). */
+  bincount(weights?: Tensor, minlength = 0): Tensor {
+    return counting.bincount(this, weights, minlength);
+  }
+  /** A histogram of `bins` equal bins over [min, max], as `torch.Tensor.histc` (see `pt.histc`). */
+  histc(bins = 100, min = 0, max = 0): Tensor {
+    return counting.histc(this, bins, min, max);
+  }
+  /** 1 with probability this (or p), else 0, as `torch.Tensor.bernoulli` (see `pt.bernoulli`). */
+  bernoulli(p?: number | Tensor): Tensor {
+    return sampling.bernoulli(this, p);
+  }
+  /** numSamples indices drawn from each row of weights, as `torch.Tensor.multinomial` (see `pt.multinomial`). */
+  multinomial(numSamples: number, replacement = false): Tensor {
+    return sampling.multinomial(this, numSamples, replacement);
   }
 
   // ----- indexing (indexing.ts): index tensors are int32 or int64 (others throw), on this tensor's device. In mode "error"
