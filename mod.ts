@@ -60,6 +60,8 @@ export {
 export type { CreateOptions, ShapeArg } from "./src/tensor/creation.ts";
 export { getOffset, getSeed, manualSeed, rand, randint, randn, setOffset } from "./src/tensor/random.ts";
 export { cat, stack } from "./src/tensor/movement.ts";
+export { ellipsis, newAxis, Slice, slice } from "./src/tensor/subscript.ts";
+export type { Index } from "./src/tensor/subscript.ts";
 export {
   allclose,
   chunk,

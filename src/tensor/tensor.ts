@@ -19,6 +19,7 @@ import * as math from "./math.ts";
 import * as stats from "./stats.ts";
 import * as counting from "./counting.ts";
 import * as sampling from "./sampling.ts";
+import * as sub from "./subscript.ts";
 import * as red from "./reduce.ts";
 import * as idx from "./indexing.ts";
 import * as srt from "./sort.ts";
@@ -1011,6 +1012,32 @@ export class Tensor {
    */
   slice(axis: number, start = 0, end?: number, step = 1): Tensor {
     return mv.slice(this, axis, start, end, step);
+  }
+  /**
+   * This tensor indexed as PyTorch's `t[...]`: integers, `pt.slice(start, end, step)`, `pt.ellipsis` and `pt.newAxis`
+   * give a view; integer tensors, JS number arrays and bool masks index by value and give a copy (see `pt.slice`).
+   *
+   * @throws {TensorError} when there are more indices than dims, an integer is out of range, a mask's shape differs
+   * from the dims it indexes, or an index tensor is not integer or bool.
+   * @example
+   * using row = x.at(0); // x[0]
+   * using cols = x.at(pt.ellipsis, pt.slice(1, 3)); // x[..., 1:3]
+   * using picked = x.at([2, 0], pt.newAxis); // x[[2, 0], None]
+   */
+  at(...indices: sub.Index[]): Tensor {
+    return sub.at(this, indices);
+  }
+  /**
+   * Writes value where `this.at(...indices)` points, as PyTorch's `t[...] = value`; returns this. value is a JS scalar
+   * or a tensor that broadcasts to the indexed shape, cast to this dtype as `copy_` does. Views of this see the write.
+   *
+   * @throws {TensorError} for bad indices (as `at`), a value that does not broadcast, or while gradients are recorded
+   * for this (write under `pt.noGrad`).
+   * @example
+   * x.setAt([pt.slice(), 0], 1); // x[:, 0] = 1
+   */
+  setAt(indices: readonly sub.Index[], value: TensorLike): this {
+    return sub.setAt(this, indices, value);
   }
   /**
    * A view of `length` elements from start along axis (a negative start counts from the end), as `torch.Tensor.narrow`.
