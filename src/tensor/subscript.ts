@@ -22,7 +22,19 @@ import { tidy } from "./tidy.ts";
 
 /** A Python slice `start:end:step`; null or undefined bounds are open, as in Python. Made by `pt.slice`. */
 export class Slice {
-  constructor(readonly start: number | null = null, readonly end: number | null = null, readonly step: number = 1) {}
+  /** The first index (negative counts from the end); null for the axis's start. */
+  readonly start: number | null;
+  /** One past the last index (negative counts from the end); null for the axis's end. */
+  readonly end: number | null;
+  /** A positive integer. */
+  readonly step: number;
+  /** The slice start:end:step (see `pt.slice`). */
+  constructor(start: number | null = null, end: number | null = null, step = 1) {
+    this.start = start;
+    this.end = end;
+    this.step = step;
+  }
+  /** Python's spelling, `slice(1:3)` or `slice(::2)`, for messages. */
   toString(): string {
     return `slice(${this.start ?? ""}:${this.end ?? ""}${this.step === 1 ? "" : `:${this.step}`})`;
   }
