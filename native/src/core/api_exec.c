@@ -22,9 +22,14 @@ static int32_t new_handle(pt_dev *d, int kind, pt_obj *o) {
 }
 
 /* The error for a block that is not the layout its program was built for. */
+/* The slot of a block's view count, for the kinds whose layout declares one; else -1. */
+static int view_count_slot(int kind) {
+  return kind == PT_K_EW ? PT_EW_NVIEWS : kind == PT_K_EWREDUCE ? PT_EWREDUCE_NVIEWS : -1;
+}
+
 static int layout_mismatch(int32_t program, const pt_layout *l, int nbuf, const double *a, int na) {
   char want[160], has[96];
-  int at = l->kind == PT_K_EW ? PT_EW_NVIEWS : l->kind == PT_K_EWREDUCE ? PT_EWREDUCE_NVIEWS : -1; /* the view count's slot */
+  int at = view_count_slot(l->kind);
   if (at > 0 && na > at) {
     double v = a[at];
     snprintf(has, sizeof has, "%g views (%g inputs + output) and %d buffer%s", v, v - 1, nbuf, nbuf == 1 ? "" : "s");
@@ -159,7 +164,7 @@ PT_API int32_t pt_launch(int32_t queue, int32_t program, const double *args, int
   /* The block against the program's layout (after the handles, so a stale one is named
    * first): the buffers it may name and an ew block's view count. */
   const double *rest = args + 1 + nbuf;
-  int vslot = p->layout.kind == PT_K_EW ? 9 : p->layout.kind == PT_K_EWREDUCE ? 14 : -1; /* the view count's slot */
+  int vslot = view_count_slot(p->layout.kind);
   if (nbuf > p->layout.bufs ||
       (vslot > 0 && p->layout.views > 0 && nargs - 1 - nbuf > vslot && rest[vslot] != p->layout.views)) {
     st = layout_mismatch(program, &p->layout, nbuf, rest, nargs - 1 - nbuf);
