@@ -87,6 +87,23 @@ def case_noncontig():
     return run
 
 
+def case_softmax():
+    x = randn(8192, 4096)
+    def run():
+        e = np.exp(x - x.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+    return run
+
+
+def case_layer_norm():
+    x, w, b = randn(8192, 4096), randn(4096), randn(4096)
+    def run():
+        m = x.mean(-1, keepdims=True)
+        c = x - m
+        return c / np.sqrt((c * c).mean(-1, keepdims=True) + np.float32(1e-5)) * w + b
+    return run
+
+
 CASES = {
     "add_16m": lambda: case_add(M16),
     "sum_16m": lambda: (lambda a: lambda: a.sum())(rand(M16)),
@@ -108,23 +125,6 @@ CASES = {
 BIG = {"matmul_4096": lambda: case_matmul(4096), "add_256m": lambda: case_add(256 * 1024 * 1024)}
 if FULL:
     CASES.update(BIG)
-
-
-def case_softmax():
-    x = randn(8192, 4096)
-    def run():
-        e = np.exp(x - x.max(-1, keepdims=True))
-        return e / e.sum(-1, keepdims=True)
-    return run
-
-
-def case_layer_norm():
-    x, w, b = randn(8192, 4096), randn(4096), randn(4096)
-    def run():
-        m = x.mean(-1, keepdims=True)
-        c = x - m
-        return c / np.sqrt((c * c).mean(-1, keepdims=True) + np.float32(1e-5)) * w + b
-    return run
 
 
 def median_ms(run):
