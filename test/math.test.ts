@@ -369,3 +369,21 @@ test("fused into a lazy chain and a reduction, the math ops give the values they
     assertClose(fused.toArray() as Float32Array, want, 1e-5, 1e-5);
   });
 });
+
+test("CPU float32 exp and sigmoid are within 1 ulp, through subnormal results, the overflow edge, NaN and infinities", () => {
+  const cpu = pt.device("cpu");
+  // A sweep of [-104, 89] with odd steps, the edges of the finite range and of underflow, and the specials.
+  const xs = Array.from({ length: 20011 }, (_, i) => -104 + (193 * i) / 20010);
+  xs.push(f(88.72283), 88.72283935546875, f(88.7228), -87.33654, -103.97207, -103.97208404541015625, -110, 1e-30, -1e-30, 2 ** -24);
+  xs.push(0, -0, Infinity, -Infinity, NaN);
+  const x32 = xs.map(f); // what the float32 tensor holds
+  using x = pt.tensor(xs, { device: cpu });
+  using e = x.exp();
+  assertUlps(e.toArray() as Float32Array, x32.map((v) => f(Math.exp(v))), 1, true, "exp");
+  // sigmoid is 1 / (1 + exp(-x)) in float32 (as PyTorch's CPU kernel): within 1 ulp of exp, then two roundings; below
+  // -88.72 exp(-x) overflows and the result is 0 where the exact one is subnormal.
+  const finite = x32.filter((v) => !(v < -88.72));
+  using xf = pt.tensor(finite, { device: cpu });
+  using s = xf.sigmoid();
+  assertUlps(s.toArray() as Float32Array, finite.map((v) => f(1 / (1 + Math.exp(-v)))), 2, true, "sigmoid");
+});
