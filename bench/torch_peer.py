@@ -124,7 +124,7 @@ CASES = [
          lambda s, out: [("hwc", h(out[0]), h(s["x"]).transpose(1, 2, 0), 0), ("back", h(out[1]), h(s["x"]), 0)]),
     matmul("matmul_4096", 4096),
     add("add_256m", 256 * 1024 * 1024),
-] + NN_CASES
+]
 
 
 def softmax_verify(s, out):
@@ -162,6 +162,7 @@ NN_CASES = [
     Case("sdpa_causal_8x16x1024x64", lambda: {n: randn(8, 16, 1024, 64) for n in "qkv"},
          lambda s: F.scaled_dot_product_attention(s["q"], s["k"], s["v"], is_causal=True), attention_verify),
 ]
+CASES += NN_CASES
 
 
 def tf32():
