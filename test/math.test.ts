@@ -8,8 +8,10 @@
  *
  * Tolerances: float64 results within 4 ulp of the reference (erfc 8: the GLSL build
  * computes erfc below 1 as 1 - erf and measured 6 ulp near 1), float32 within 2 ulp of the
- * reference rounded to float. Measured on the CPU (glibc) at most 2 ulp, on lavapipe
- * (GLSL's math.ts) at most 3 (erfc 6) in float64 and 0 in float32, which rounds a double once.
+ * reference rounded to float, except erfc 4 and hypot 3: CUDA's erfcf and hypotf are documented
+ * to those bounds (its float64 erfc to 5, hypot to 2) and the H200 failed a 2-ulp check of both.
+ * Measured on the CPU (glibc) at most 2 ulp, on lavapipe (GLSL's math.ts) at most 3 (erfc 6) in
+ * float64 and 0 in float32, which rounds a double once.
  */
 import * as pt from "../mod.ts";
 import { assert, assertClose, assertTensorError, test, testUnless } from "./harness.ts";
@@ -48,12 +50,12 @@ function checkUnary(name: string, op: Unary, ref: (x: number) => number, xs: rea
     const y = op(pt.tensor(input, { dtype }));
     assert.equal(y.dtype, dtype);
     const got = y.toArray() as Float64Array, want = input.map((x) => (f32 ? f(ref(x)) : ref(x)));
-    assertUlps(got, want, f32 ? 2 : ulp, f32, `${name} ${dtype}`);
+    assertUlps(got, want, f32 ? (name === "erfc" ? 4 : 2) : ulp, f32, `${name} ${dtype}`);
   });
 }
 
 for (const [name, op, ref, ulp] of UNARY) {
-  test(`${name} matches its float64 reference within ${ulp} ulp, and float32 within 2 ulp, over 1e-12..1e3 and its domain's edges`, () => {
+  test(`${name} matches its float64 reference within ${ulp} ulp, and float32 within ${name === "erfc" ? 4 : 2} ulp, over 1e-12..1e3 and its domain's edges`, () => {
     const xs = name === "erfc" || name === "erf" ? GRID.filter((x) => Math.abs(x) <= 10) : GRID;
     if (F64) checkUnary(name, op, ref, xs, "float64", ulp);
     checkUnary(name, op, ref, xs, "float32", ulp);
@@ -156,7 +158,7 @@ for (const [name, op, ref, ulp] of BINARY) {
         const f32 = dtype === "float32", r = f32 ? f : (x: number) => x;
         const A = a.map(r), B = b.map(r).map((v, i) => (f32 && A[i] !== 0 && v === 0 ? b[i] > 0 ? 1e-30 : -1e-30 : v)).map(r);
         const got = op(pt.tensor(A, { dtype }), pt.tensor(B, { dtype })).toArray() as Float64Array;
-        assertUlps(got, A.map((x, i) => r(ref(x, B[i], r))), f32 ? Math.max(ulp, 1) : ulp, f32, `${name} ${dtype}`);
+        assertUlps(got, A.map((x, i) => r(ref(x, B[i], r))), f32 ? Math.max(ulp, name === "hypot" ? 3 : 1) : ulp, f32, `${name} ${dtype}`);
       });
     }
   });
