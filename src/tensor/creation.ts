@@ -139,7 +139,7 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
   } else if (isFloat(host)) {
     for (let i = 0; i < values.length; i++) out[i] = Number(values[i]);
   } else {
-    const lo = host === "uint8" ? 0 : -(2 ** 31), hi = host === "uint8" ? 255 : 2 ** 31 - 1;
+    const [lo, hi] = HOST_INT_RANGE[host as keyof typeof HOST_INT_RANGE];
     for (let i = 0; i < values.length; i++) {
       const v = values[i], n = Math.trunc(Number(v));
       if (!(n >= lo && n <= hi)) checkFits(typeof v === "bigint" ? v : Number(v), dtype, "tensor"); // NaN fails the test too
@@ -150,6 +150,7 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
 }
 
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+const HOST_INT_RANGE = { int32: [-(2 ** 31), 2 ** 31 - 1], int16: [-32768, 32767], int8: [-128, 127], uint8: [0, 255] } as const;
 
 /**
  * A shape: an array of sizes, or one size for a 1-D tensor (`pt.zeros(3)`, as `torch.zeros(3)`). Sizes are integers >= 0, at most
