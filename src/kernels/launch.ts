@@ -154,7 +154,7 @@ function programByKey(device: Device, renderer: Renderer, expr: Expr, ninputs: n
  */
 export function elementwiseProgramFor(device: Device, expr: Expr, ninputs: number, dtypes?: readonly number[]): number {
   const l = lookupOf(device);
-  const linear = dtypes === undefined || !l.renderer.elementwiseLinear ? -1 : dtypes.reduce((acc, c) => acc * 8 + c, 0);
+  const linear = dtypes === undefined || !l.renderer.elementwiseLinear ? -1 : dtypes.reduce((acc, c) => acc * 16 + c, 0);
   return programByKey(device, l.renderer, expr, ninputs, linear);
 }
 
