@@ -196,7 +196,11 @@ test("casts to int8 and int16 from every dtype truncate floats toward zero and k
       const ints = [0, 1, -1, 127, -128, 255, 256, 32767, -32768, 65535, 70000, -70000];
       assert.deepEqual(read(pt.tensor(ints, { dtype: "int32" }).cast(to)), ints.map((v) => wrap(to, v)), `int32 -> ${to}`);
       const big = [0n, -1n, 2n ** 40n + 200n, -(2n ** 63n), 2n ** 63n - 1n];
-      assert.deepEqual(read(pt.tensor(BigInt64Array.from(big)).cast(to)), big.map((v) => Number(BigInt.asIntN(BITS[to], v))), `int64 -> ${to}`);
+      assert.deepEqual(
+        read(pt.tensor(BigInt64Array.from(big)).cast(to)),
+        big.map((v) => Number(BigInt.asIntN(BITS[to], v))),
+        `int64 -> ${to}`,
+      );
       const bytes = [0, 1, 127, 128, 200, 255];
       assert.deepEqual(read(pt.tensor(bytes, { dtype: "uint8" }).cast(to)), bytes.map((v) => wrap(to, v)), `uint8 -> ${to}`);
       assert.deepEqual(read(pt.tensor([true, false]).cast(to)), [1, 0], `bool -> ${to}`);

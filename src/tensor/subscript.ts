@@ -22,7 +22,9 @@ import { tidy } from "./tidy.ts";
 
 /** A Python slice `start:end:step`; null or undefined bounds are open, as in Python. Made by `pt.slice`. */
 export class Slice {
+  /** The slice's bounds (null: open) and step, as `pt.slice` takes them. */
   constructor(readonly start: number | null = null, readonly end: number | null = null, readonly step: number = 1) {}
+  /** Python's spelling, `slice(1:3)`, for messages. */
   toString(): string {
     return `slice(${this.start ?? ""}:${this.end ?? ""}${this.step === 1 ? "" : `:${this.step}`})`;
   }
