@@ -63,7 +63,7 @@ const dtypeOr = (o: CreateOptions | undefined, d: DType, op: string) => (o?.dtyp
  * using d = pt.tensor([1.9, -1.9], { dtype: "int32" }); // [1, -1]
  * using e = pt.tensor(5); // float32, shape []
  * @throws {TensorError} when the nested arrays are ragged, a value is not a number, boolean or bigint, the typed array is of
- * another kind (Int16Array, ...), or a value does not fit an integer dtype (out of its range, NaN or infinite: refused, never wrapped).
+ * another kind (Uint16Array, ...), or a value does not fit an integer dtype (out of its range, NaN or infinite: refused, never wrapped).
  */
 export function tensor(data: NestedArray | HostArray, opts?: CreateOptions): Tensor {
   return asLeaf(tensorImpl(data, opts), opts, "tensor");
@@ -75,7 +75,7 @@ function tensorImpl(data: NestedArray | HostArray, opts?: CreateOptions): Tensor
     if (!src) {
       throw new TensorError(
         "tensor",
-        `${data.constructor.name} is not supported; use Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array`,
+        `${data.constructor.name} is not supported; use Float32Array, Float64Array, Int32Array, BigInt64Array, Int16Array, Int8Array or Uint8Array`,
       );
     }
     const dtype = dtypeOr(opts, src, "tensor");
