@@ -329,3 +329,43 @@ test("0-d and empty int8 and int16 tensors: item, shapes, the empty sum is 0 and
     });
   }
 });
+
+test("int8 and int16 ops read strided, broadcast and flipped operands, and a fused chain wraps each step as PyTorch stores it", () => {
+  for (const dt of SMALL) {
+    pt.tidy(() => {
+      const a = values(dt, 5 * 7, 13), x = pt.tensor(a, { dtype: dt }).reshape([5, 7]);
+      const at = (r: number, c: number) => a[r * 7 + c];
+      const t = x.T.add(x.T.flip(0)); // [7, 5]: element (c, r) is x[r, c] + x[r, 6 - c]
+      const want: number[] = [];
+      for (let c = 0; c < 7; c++) for (let r = 0; r < 5; r++) want.push(wrap(dt, at(r, c) + at(r, 6 - c)));
+      assert.deepEqual(read(t), want, `transposed and flipped ${dt}`);
+      const row = pt.tensor([1, -2, 3, -4, 5, -6, 7], { dtype: dt });
+      assert.deepEqual(
+        read(x.slice(0, 1, 5, 2).mul(row)),
+        [1, 3].flatMap((r) => a.slice(r * 7, r * 7 + 7).map((v, c) => wrap(dt, v * read(row)[c]))),
+      );
+      const big = pt.tensor([100, -100, 50], { dtype: dt }), lim = 2 ** (BITS[dt] - 1);
+      const step = pt.full([3], lim / 2 + 28, { dtype: dt }); // int8: 92
+      const sum = [100, -100, 50].map((v) => wrap(dt, v * (lim / 64) + (lim / 2 + 28)));
+      const chain = big.mul(lim / 64).add(step);
+      assert.deepEqual(read(chain.gt(0)), sum.map((v) => (v > 0 ? 1 : 0)), `each step stored as ${dt} before the compare`);
+      assert.deepEqual(read(pt.eager(() => big.mul(lim / 64).add(step).gt(0))), read(chain.gt(0)), "eager agrees");
+    });
+  }
+});
+
+test("scatterAdd, indexPut and cumsum over int8 and int16 wrap (scatter) or widen (cumsum) as PyTorch", () => {
+  for (const dt of SMALL) {
+    pt.tidy(() => {
+      const lim = 2 ** (BITS[dt] - 1);
+      const base = pt.tensor([lim - 1, 0, -lim], { dtype: dt });
+      const i = pt.tensor([0, 0, 2], { dtype: "int64" });
+      const y = base.scatterAdd(0, i, pt.tensor([1, 2, -1], { dtype: dt }));
+      assert.equal(y.dtype, dt);
+      assert.deepEqual(read(y), [wrap(dt, lim + 2), 0, wrap(dt, -lim - 1)], "lim-1 + 3 and -lim - 1 wrap");
+      const p = base.indexPut([pt.tensor([1], { dtype: "int32" })], -7);
+      assert.deepEqual(read(p), [lim - 1, -7, -lim]);
+      assert.deepEqual(read(pt.tensor([lim - 1, lim - 1], { dtype: dt }).cumsum(0)), [lim - 1, 2 * lim - 2], "cumsum is int64: no wrap");
+    });
+  }
+});
