@@ -346,8 +346,8 @@ testUnless(
   hasGxx() ? null : "g++ not found, so no CPU run of the linear-layout programs",
   "cuda: a linear-layout program computes what the general program computes (both run as C++ on the CPU)",
   () => {
-    const code = { float32: 0, float16: 1, float64: 3, int32: 4, int64: 5, uint8: 6 } as const;
-    const size = { float32: 4, float16: 2, float64: 8, int32: 4, int64: 8, uint8: 1 } as const;
+    const code = { float32: 0, float16: 1, float64: 3, int32: 4, int64: 5, uint8: 6, int8: 8, int16: 9 } as const;
+    const size = { float32: 4, float16: 2, float64: 8, int32: 4, int64: 8, uint8: 1, int8: 1, int16: 2 } as const;
     const c0: Expr = { k: "const", index: 0, dtype: "float32" };
     const idx: Expr = cast({ k: "index", dtype: "int32" }, "float32");
     const cases: { name: string; expr: Expr; dtypes: (keyof typeof code)[] }[] = [
@@ -366,6 +366,17 @@ testUnless(
         expr: cast(binary("div", load(0, "int64"), cast(load(1, "int32"), "int64"), "int64"), "float64"),
         dtypes: ["float64", "int64", "int32"],
       },
+      {
+        name: "i8_times_i16_to_i8",
+        expr: cast(binary("mul", cast(load(0, "int8"), "int32"), cast(load(1, "int16"), "int32"), "int32"), "int8"),
+        dtypes: ["int8", "int8", "int16"],
+      },
+      { name: "f32_to_i16", expr: cast(load(0, "float32"), "int16"), dtypes: ["int16", "float32"] },
+      {
+        name: "i16_to_f32",
+        expr: binary("add", cast(load(0, "int16"), "float32"), cast(load(1, "int8"), "float32"), "float32"),
+        dtypes: ["float32", "int16", "int8"],
+      },
     ];
     const dir = mkdtempSync(join(tmpdir(), "pt-cuda-lin-"));
     try {
@@ -379,6 +390,8 @@ testUnless(
             else if (d === "int32") new Int32Array(bytes.buffer).forEach((_, i, a) => a[i] = (i * 31 + k) % 17 - 8 || 3); // never 0: a divisor
             else if (d === "float32") new Float32Array(bytes.buffer).forEach((_, i, a) => a[i] = Math.sin(i + k) * 100);
             else if (d === "float16") new Uint16Array(bytes.buffer).forEach((_, i, a) => a[i] = 0x3c00 + ((i * 37) & 0x7ff) - 0x400);
+            else if (d === "int8") new Int8Array(bytes.buffer).forEach((_, i, a) => a[i] = ((i * 37 + k) % 256) - 128);
+            else if (d === "int16") new Int16Array(bytes.buffer).forEach((_, i, a) => a[i] = ((i * 7919 + k) % 65536) - 32768);
             return bytes;
           });
           const general = runOnCpu(dir, `g_${c.name}`, cudaElementwiseSource(c.expr, c.dtypes.length - 1), n, views, [3.5], data);

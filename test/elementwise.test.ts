@@ -352,6 +352,12 @@ function rawData(dt: DType, count: number, seed: number): Uint8Array {
       case "bool":
         bytes[i] = r() < 0.5 ? 1 : 0;
         break;
+      case "int8":
+        new Int8Array(buf)[i] = Math.floor(r() * 256) - 128 || 5;
+        break;
+      case "int16":
+        new Int16Array(buf)[i] = (r() < 0.5 ? Math.floor(r() * 65536) - 32768 : Math.floor(r() * 41) - 20) || -7;
+        break;
     }
   }
   return bytes;
@@ -433,6 +439,14 @@ const LINEAR_CASES: { name: string; expr: Expr; dtypes: DType[]; consts: number[
   },
   { name: "isnan(f16) -> bool", expr: un("isnan", cvt(load(0, "float16"), "float32"), "bool"), dtypes: ["bool", "float16"], consts: [] },
   { name: "u8 -> f16", expr: cvt(load(0, "uint8"), "float16"), dtypes: ["float16", "uint8"], consts: [] },
+  {
+    name: "i8 * i16 -> i8 (wrapping)",
+    expr: cvt(bin("mul", cvt(load(0, "int8"), "int32"), cvt(load(1, "int16"), "int32"), "int32"), "int8"),
+    dtypes: ["int8", "int8", "int16"],
+    consts: [],
+  },
+  { name: "f32 -> i16 (wrapping)", expr: cvt(load(0, "float32"), "int16"), dtypes: ["int16", "float32"], consts: [] },
+  { name: "i16 -> f16", expr: cvt(load(0, "int16"), "float16"), dtypes: ["float16", "int16"], consts: [] },
   {
     name: "i64 -> f32 -> i32, stored as bool",
     expr: cvt(cvt(load(0, "int64"), "float32"), "int32"),

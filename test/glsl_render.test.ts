@@ -190,7 +190,18 @@ test("glsl: an elementwise block that cannot fit PtParams is refused when render
 
 // ---- the linear layout: view v is buffer v, contiguous, with dtypes fixed in the program ----
 
-const CODE: Record<DType, number> = { float32: 0, float16: 1, bfloat16: 2, float64: 3, int32: 4, int64: 5, uint8: 6, bool: 7 };
+const CODE: Record<DType, number> = {
+  float32: 0,
+  float16: 1,
+  bfloat16: 2,
+  float64: 3,
+  int32: 4,
+  int64: 5,
+  uint8: 6,
+  bool: 7,
+  int8: 8,
+  int16: 9,
+};
 
 /** Linear-layout programs over several dtype mixes: [name, expr, view dtypes (output first)]. */
 function linearCases(): [string, Expr, DType[]][] {
@@ -220,6 +231,12 @@ function linearCases(): [string, Expr, DType[]][] {
     ["bf16_exp", cast(unary("exp", cast(load(0, "bfloat16"), "float32"), "float32"), "bfloat16"), ["bfloat16", "bfloat16"]],
     ["mixed", mixed(), ["uint8", "float16", "int64"]],
     ["index_only", cast({ k: "index", dtype: "float64" }, "float32"), ["float32"]],
+    ["i8_times_i16_to_i8", cast(binary("mul", cast(load(0, "int8"), "int32"), cast(load(1, "int16"), "int32"), "int32"), "int8"), [
+      "int8",
+      "int8",
+      "int16",
+    ]],
+    ["f32_to_i16", cast(load(0, "float32"), "int16"), ["int16", "float32"]],
   ];
 }
 
@@ -295,7 +312,7 @@ test("glsl: linear-layout keys differ from the general key and between dtype lis
     "the general program is the one elementwise() gives",
   );
   assert.throws(() => glslRenderer.elementwiseLinear!(expr, 2, [0, 0]), /bad linear layout/);
-  assert.throws(() => glslRenderer.elementwiseLinear!(expr, 2, [0, 0, 8]), /bad linear layout/);
+  assert.throws(() => glslRenderer.elementwiseLinear!(expr, 2, [0, 0, 10]), /bad linear layout/);
 });
 
 // ---- ewreduce: reduce's body over an expression's values, from the same bytecode ----

@@ -37,9 +37,9 @@ enum pt_status {
   PT_ELOST = -8,        /* the device's context was lost to a fault (sticky); pt_device_lost() says 1 */
 };
 
-enum pt_dtype { /* element types; storage of bool is one byte, 0 or 1 */
+enum pt_dtype { /* element types; storage of bool is one byte, 0 or 1. New codes go last: cached programs name these. */
   PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3,
-  PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7, PT_DTYPE_COUNT = 8
+  PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7, PT_I8 = 8, PT_I16 = 9, PT_DTYPE_COUNT = 10
 };
 
 enum pt_device_field { /* pt_device_info() fills a double[PT_INFO_COUNT] */

@@ -8,21 +8,22 @@
 import { TensorError } from "./errors.ts";
 
 /** The element types, named as PyTorch's dtypes (`torch.float32` is "float32"). */
-export type DType = "float32" | "float16" | "bfloat16" | "float64" | "int32" | "int64" | "uint8" | "bool";
+export type DType = "float32" | "float16" | "bfloat16" | "float64" | "int32" | "int64" | "uint8" | "bool" | "int8" | "int16";
 
 /**
  * The typed arrays that hold tensor values on the host, one per dtype: Float32Array for float32, float16 and bfloat16 (widened),
- * Float64Array for float64, Int32Array for int32, BigInt64Array for int64, and Uint8Array for uint8 and bool (0 or 1). What
- * `toArray()` returns; `tensor()` and `fromBuffer()` take them (there a Uint8Array means uint8).
+ * Float64Array for float64, Int32Array for int32, BigInt64Array for int64, Int16Array for int16, Int8Array for int8, and
+ * Uint8Array for uint8 and bool (0 or 1). What `toArray()` returns; `tensor()` and `fromBuffer()` take them (there a Uint8Array
+ * means uint8).
  */
-export type HostArray = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array;
+export type HostArray = Float32Array | Float64Array | Int32Array | BigInt64Array | Int16Array | Int8Array | Uint8Array;
 
 interface DTypeInfo {
   readonly code: number;
   readonly size: number;
   /** 0 bool, 1 integer, 2 float */
   readonly category: 0 | 1 | 2;
-  /** Promotion rank within the category. */
+  /** Promotion rank within the category (uint8 and int8 share one: together they promote to int16). */
   readonly rank: number;
   /** Compute type of the elementwise bytecode: 0 f32, 1 f64, 2 i32, 3 i64. */
   readonly ctype: 0 | 1 | 2 | 3;
@@ -38,19 +39,24 @@ interface DTypeInfo {
 const same = (v: number) => v;
 const truth = (v: number) => (v !== 0 ? 1 : 0); // NaN is true
 const toInt = (v: number) => (Number.isFinite(v) ? Math.trunc(v) : v);
-// A scalar out of an int32 or uint8 op's range wraps, as PyTorch's conversion of a Python int does (uint8 + 300 adds 44).
+// A scalar out of an int32, int16, int8 or uint8 op's range wraps, as PyTorch's conversion of a Python int does (uint8 + 300
+// adds 44, int8 + 200 adds -56).
 const toInt32 = (v: number) => (Number.isFinite(v) ? Math.trunc(v) | 0 : v);
 const toUint8 = (v: number) => (Number.isFinite(v) ? Math.trunc(v) & 255 : v);
+const toInt8 = (v: number) => (Number.isFinite(v) ? (Math.trunc(v) << 24) >> 24 : v);
+const toInt16 = (v: number) => (Number.isFinite(v) ? (Math.trunc(v) << 16) >> 16 : v);
 
 export const DTYPES: Record<DType, DTypeInfo> = {
   float32: { code: 0, size: 4, category: 2, rank: 2, ctype: 0, scalar: same },
   float16: { code: 1, size: 2, category: 2, rank: 1, ctype: 0, scalar: (v) => roundFloat(Math.fround(v), 10, -14, 15) },
   bfloat16: { code: 2, size: 2, category: 2, rank: 1, ctype: 0, scalar: (v) => roundFloat(Math.fround(v), 7, -126, 127) },
   float64: { code: 3, size: 8, category: 2, rank: 3, ctype: 1, scalar: same },
-  int32: { code: 4, size: 4, category: 1, rank: 2, ctype: 2, scalar: toInt32 },
-  int64: { code: 5, size: 8, category: 1, rank: 3, ctype: 3, scalar: toInt },
+  int32: { code: 4, size: 4, category: 1, rank: 3, ctype: 2, scalar: toInt32 },
+  int64: { code: 5, size: 8, category: 1, rank: 4, ctype: 3, scalar: toInt },
   uint8: { code: 6, size: 1, category: 1, rank: 1, ctype: 2, scalar: toUint8 },
   bool: { code: 7, size: 1, category: 0, rank: 0, ctype: 2, scalar: truth },
+  int8: { code: 8, size: 1, category: 1, rank: 1, ctype: 2, scalar: toInt8 },
+  int16: { code: 9, size: 2, category: 1, rank: 2, ctype: 2, scalar: toInt16 },
 };
 
 /**
@@ -84,6 +90,8 @@ const INT_RANGES: Partial<Record<DType, readonly [bigint, bigint]>> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
   int64: [-(2n ** 63n), 2n ** 63n - 1n],
   uint8: [0n, 255n],
+  int8: [-128n, 127n],
+  int16: [-32768n, 32767n],
 };
 
 /** Throws unless JS scalar v can be stored in integer dtype d (as PyTorch refuses an overflowing scalar); other dtypes take any value. */
@@ -112,6 +120,7 @@ export function promoteTypes(a: DType, b: DType): DType {
   const A = DTYPES[a], B = DTYPES[b];
   if (A.category !== B.category) return A.category > B.category ? a : b;
   if (A.category === 2 && A.rank === 1 && B.rank === 1) return "float32"; // float16 with bfloat16
+  if (A.rank === 1 && B.rank === 1) return "int16"; // uint8 with int8: neither holds the other
   return A.rank >= B.rank ? a : b;
 }
 
@@ -156,6 +165,10 @@ export function hostArrayFor(d: DType, n: number): HostArray {
       return new Int32Array(n);
     case "int64":
       return new BigInt64Array(n);
+    case "int16":
+      return new Int16Array(n);
+    case "int8":
+      return new Int8Array(n);
     case "uint8":
     case "bool":
       return new Uint8Array(n);
@@ -174,6 +187,8 @@ export function dtypeOfArray(a: ArrayBufferView): DType | undefined {
   if (a instanceof Float64Array) return "float64";
   if (a instanceof Int32Array) return "int32";
   if (a instanceof BigInt64Array) return "int64";
+  if (a instanceof Int16Array) return "int16";
+  if (a instanceof Int8Array) return "int8";
   if (a instanceof Uint8Array || a instanceof Uint8ClampedArray) return "uint8";
   return undefined;
 }

@@ -125,7 +125,7 @@ function lookupOf(device: Device): Lookup {
 
 /**
  * The program of expr, by structure; for the linear layout (`linear` >= 0: the views' dtype
- * codes packed in base 8, output first) the renderer's linear program of those dtypes.
+ * codes packed in base 16, output first) the renderer's linear program of those dtypes.
  */
 function elementwiseProgram(device: Device, l: Lookup, expr: Expr, ninputs: number, linear: number): number {
   for (const r of l.recent) if (r.ninputs === ninputs && r.linear === linear && sameExpr(r.expr, expr)) return r.program;
@@ -143,7 +143,7 @@ function programByKey(device: Device, renderer: Renderer, expr: Expr, ninputs: n
       ? renderer.elementwiseLinear!(
         expr,
         ninputs,
-        Array.from({ length: ninputs + 1 }, (_, v) => Math.floor(linear / 8 ** (ninputs - v)) % 8),
+        Array.from({ length: ninputs + 1 }, (_, v) => Math.floor(linear / 16 ** (ninputs - v)) % 16),
       )
       : renderer.elementwise(expr, ninputs));
 }
@@ -154,7 +154,7 @@ function programByKey(device: Device, renderer: Renderer, expr: Expr, ninputs: n
  */
 export function elementwiseProgramFor(device: Device, expr: Expr, ninputs: number, dtypes?: readonly number[]): number {
   const l = lookupOf(device);
-  const linear = dtypes === undefined || !l.renderer.elementwiseLinear ? -1 : dtypes.reduce((acc, c) => acc * 8 + c, 0);
+  const linear = dtypes === undefined || !l.renderer.elementwiseLinear ? -1 : dtypes.reduce((acc, c) => acc * 16 + c, 0);
   return programByKey(device, l.renderer, expr, ninputs, linear);
 }
 
@@ -257,18 +257,18 @@ export function runElementwiseReduce(
 }
 
 /**
- * The views' dtype codes packed in base 8 (view 0 most significant) when the launch has the
+ * The views' dtype codes packed in base 16 (view 0 most significant) when the launch has the
  * linear layout (rank <= 1 after collapsing, unit strides, one buffer per view, so the
- * block gives view v buffer index v), else -1 (also past 17 views, where 8^n stops being exact).
+ * block gives view v buffer index v), else -1 (also past 13 views, where 16^n stops being exact).
  * `strides` are the collapsed strides, or null when the views' own are used (rank <= 1).
  */
 function linearLayout(shape: readonly number[], strides: readonly (readonly number[])[] | null, views: readonly ViewRef[]): number {
-  if (shape.length > 1 || views.length > 17) return -1;
+  if (shape.length > 1 || views.length > 13) return -1;
   let packed = 0;
   for (let k = 0; k < views.length; k++) {
     if (shape.length === 1 && (strides === null ? views[k].strides : strides[k])[0] !== 1) return -1;
     for (let j = 0; j < k; j++) if (views[j].buf === views[k].buf) return -1;
-    packed = packed * 8 + DTYPES[views[k].dtype].code;
+    packed = packed * 16 + DTYPES[views[k].dtype].code;
   }
   return packed;
 }

@@ -5,7 +5,7 @@
  * What may be inlined keeps results identical to eager mode bit for bit: a deferred operand
  * is inlined only when its stored value equals the value its expression computes, i.e. its
  * dtype computes in its own storage type (float32, float64, int32, int64, and bool made by
- * a comparison or logic op). float16, bfloat16 and uint8 results round or wrap when stored,
+ * a comparison or logic op). float16, bfloat16, uint8, int8 and int16 results round or wrap when stored,
  * so such an operand runs first and is read back as a leaf. An operand that would be
  * broadcast (recomputed per output element) is materialized instead, and programs stay
  * within the argument-block and register limits of every renderer.

@@ -76,7 +76,9 @@ export function searchsorted(sortedSequence: Tensor, values: Tensor | number, op
   }
   if (sorter !== undefined) {
     tensorArg(op, sorter, "sorter");
-    if (!isInt(sorter.dtype) || sorter.dtype === "uint8" || sorter.ndim !== seq.ndim || sorter.shape.some((d, i) => d !== seq.shape[i])) {
+    if (
+      sorter.dtype !== "int64" && sorter.dtype !== "int32" || sorter.ndim !== seq.ndim || sorter.shape.some((d, i) => d !== seq.shape[i])
+    ) {
       throw new TensorError(
         op,
         `sorter must be an int64 tensor of sortedSequence's shape ${fmtShape(seq.shape)}, got ${sorter.dtype}${fmtShape(sorter.shape)}`,

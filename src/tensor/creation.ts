@@ -63,7 +63,7 @@ const dtypeOr = (o: CreateOptions | undefined, d: DType, op: string) => (o?.dtyp
  * using d = pt.tensor([1.9, -1.9], { dtype: "int32" }); // [1, -1]
  * using e = pt.tensor(5); // float32, shape []
  * @throws {TensorError} when the nested arrays are ragged, a value is not a number, boolean or bigint, the typed array is of
- * another kind (Int16Array, ...), or a value does not fit an integer dtype (out of its range, NaN or infinite: refused, never wrapped).
+ * another kind (Uint16Array, ...), or a value does not fit an integer dtype (out of its range, NaN or infinite: refused, never wrapped).
  */
 export function tensor(data: NestedArray | HostArray, opts?: CreateOptions): Tensor {
   return asLeaf(tensorImpl(data, opts), opts, "tensor");
@@ -75,7 +75,7 @@ function tensorImpl(data: NestedArray | HostArray, opts?: CreateOptions): Tensor
     if (!src) {
       throw new TensorError(
         "tensor",
-        `${data.constructor.name} is not supported; use Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array`,
+        `${data.constructor.name} is not supported; use Float32Array, Float64Array, Int32Array, BigInt64Array, Int16Array, Int8Array or Uint8Array`,
       );
     }
     const dtype = dtypeOr(opts, src, "tensor");
@@ -139,7 +139,7 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
   } else if (isFloat(host)) {
     for (let i = 0; i < values.length; i++) out[i] = Number(values[i]);
   } else {
-    const lo = host === "uint8" ? 0 : -(2 ** 31), hi = host === "uint8" ? 255 : 2 ** 31 - 1;
+    const [lo, hi] = HOST_INT_RANGE[host as keyof typeof HOST_INT_RANGE];
     for (let i = 0; i < values.length; i++) {
       const v = values[i], n = Math.trunc(Number(v));
       if (!(n >= lo && n <= hi)) checkFits(typeof v === "bigint" ? v : Number(v), dtype, "tensor"); // NaN fails the test too
@@ -150,6 +150,7 @@ function convert(values: ArrayLike<number | boolean | bigint>, dtype: DType): Ho
 }
 
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
+const HOST_INT_RANGE = { int32: [-(2 ** 31), 2 ** 31 - 1], int16: [-32768, 32767], int8: [-128, 127], uint8: [0, 255] } as const;
 
 /**
  * A shape: an array of sizes, or one size for a 1-D tensor (`pt.zeros(3)`, as `torch.zeros(3)`). Sizes are integers >= 0, at most

@@ -30,7 +30,7 @@ import * as grad from "../autograd/elementwise.ts";
 
 const NO_SHAPES: readonly (readonly number[])[] = [];
 /** Dtypes whose values kernels hold in wider registers (KernelBuilder.narrowed). */
-const NARROW: ReadonlySet<DType> = new Set(["float16", "bfloat16", "uint8"]);
+const NARROW: ReadonlySet<DType> = new Set(["float16", "bfloat16", "uint8", "int8", "int16"]);
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**

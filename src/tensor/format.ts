@@ -102,7 +102,7 @@ function wrapRow(parts: string[], indent: number): string {
 
 function formatterFor(dtype: string, values: ArrayLike<number | bigint>): (v: number | bigint) => string {
   if (dtype === "bool") return (v) => (Number(v) !== 0 ? "true" : "false");
-  if (dtype === "int32" || dtype === "int64" || dtype === "uint8") return (v) => String(v);
+  if (dtype !== "float32" && dtype !== "float64" && dtype !== "float16" && dtype !== "bfloat16") return (v) => String(v);
   let maxAbs = 0, minAbs = Infinity;
   for (let i = 0; i < values.length; i++) {
     const a = Math.abs(Number(values[i]));

@@ -3,7 +3,7 @@
  * (native/src/core/blocks.h). 1-D operands are promoted by a virtual unsqueeze (a stride, not a view) and
  * the added dim is dropped from the result; batch dims broadcast by giving the template
  * zero strides. The kernel computes in f32, f64, i32 or i64: float16/bfloat16 operands
- * run in float32 and uint8 in int32, and the result is cast back to the promoted dtype.
+ * run in float32 and uint8, int8 and int16 in int32, and the result is cast back to the promoted dtype.
  */
 import { TensorError } from "../base/errors.ts";
 import { runTemplate } from "../kernels/launch.ts";
@@ -22,6 +22,8 @@ const KERNEL_DTYPE: Record<DType, DType | undefined> = {
   float16: "float32",
   bfloat16: "float32",
   uint8: "int32",
+  int8: "int32",
+  int16: "int32",
   bool: undefined,
 };
 

@@ -161,7 +161,7 @@ export function bitwiseXor(a: TensorLike, b: TensorLike): Tensor {
 }
 /**
  * `a << b` elementwise, broadcasting, of integer operands, wrapping in the promoted dtype (uint8 `200 << 1` is 144). A count below
- * 0 or at least the dtype's bit width (8 for uint8, 32, 64) gives 0, as PyTorch (C leaves it undefined). As
+ * 0 or at least the dtype's bit width (8 for uint8 and int8, 16 for int16, 32, 64) gives 0, as PyTorch (C leaves it undefined). As
  * `torch.bitwise_left_shift`.
  * @throws {TensorError} for float or bool operands, when neither operand is a tensor, the shapes do not broadcast, or the devices
  * differ.

@@ -150,6 +150,8 @@ function randnImpl(shape: ShapeArg, opts: CreateOptions = {}): Tensor {
 
 const INT_RANGE: Partial<Record<DType, [number, number]>> = {
   int32: [-(2 ** 31), 2 ** 31],
+  int16: [-32768, 32768],
+  int8: [-128, 128],
   uint8: [0, 256],
   bool: [0, 2],
 };
@@ -162,7 +164,7 @@ const INT_RANGE: Partial<Record<DType, [number, number]>> = {
  * using dice = pt.randint(1, 7, [10]); // ten int64 values in 1..6
  * using bits = pt.randint(0, 2, [4, 4], { dtype: "bool" });
  * @throws {TensorError} when the shape is invalid, low or high is not an integer, low >= high, a bound lies beyond +-2^53, the
- * range does not fit the dtype (int32, uint8, bool), or the generator's offset would pass 2^53.
+ * range does not fit the dtype (int32, int16, int8, uint8, bool), or the generator's offset would pass 2^53.
  */
 export function randint(low: number | bigint, high: number | bigint, shape: ShapeArg, opts: CreateOptions = {}): Tensor {
   return asLeaf(randintImpl(low, high, shape, opts), opts, "randint");

@@ -369,7 +369,8 @@ export class Tensor {
   // ----- transfer and inspection (transfer.ts, format.ts)
   /**
    * The values in row-major order, copied to the host after the device is done (the thread waits). float16 and bfloat16
-   * read back as Float32Array, int64 as BigInt64Array, bool and uint8 as Uint8Array, the rest as their typed array.
+   * read back as Float32Array, int64 as BigInt64Array, int16 as Int16Array, int8 as Int8Array, bool and uint8 as Uint8Array,
+   * the rest as their typed array.
    * As `torch.Tensor.numpy()`, but always a copy.
    *
    * @throws {TensorError} inside a step being captured (`pt.capture`), which cannot read values.
@@ -430,7 +431,9 @@ export class Tensor {
   }
   /**
    * A new tensor of the values converted to `dtype`, as `torch.Tensor.to(dtype)`. Float to integer truncates toward zero
-   * (NaN gives 0, values beyond the range saturate); storing into uint8 wraps modulo 256; to bool tests nonzero (NaN is true).
+   * (NaN gives 0, values beyond the range saturate); storing into uint8, int8 or int16 keeps the low bits (int8 200 is -56),
+   * a float first truncated to int64 (`300.7` to int8 is 44: C leaves an out-of-range float to int8 undefined, and PyTorch's CPU
+   * gives the same); to bool tests nonzero (NaN is true).
    *
    * @throws {TensorError} when dtype is not a dtype name.
    */

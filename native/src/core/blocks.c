@@ -19,7 +19,7 @@
 #define RANK PT_MAX_RANK
 #define VS PT_VIEW_SLOTS
 #define SLOT_MAX 9007199254740992.0 /* 2^53 */
-static const int dsize[PT_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1};
+static const int dsize[PT_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1, 1, 2};
 
 static int sint(double d, int64_t lo, int64_t hi, int64_t *o) {
   if (!(d >= -SLOT_MAX && d <= SLOT_MAX) || d != floor(d) || (int64_t)d < lo || (int64_t)d > hi) return 0;

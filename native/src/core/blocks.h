@@ -82,13 +82,13 @@
  *
  * Elementwise bytecode (int32 little-endian words): [magic 0x50540001, ninputs, nregs,
  * ninstr], then ninstr instructions of 6 words [op, ctype, dst, a, b, c]. Registers hold
- * blocks of one compute type: ctype 0 f32, 1 f64, 2 i32, 3 i64 (bool, u8 compute as i32;
+ * blocks of one compute type: ctype 0 f32, 1 f64, 2 i32, 3 i64 (bool, u8, i8, i16 compute as i32;
  * f16, bf16 as f32). For comparisons, predicates and logic ops ctype is the operand type
  * and the result register is i32 (0/1).
  *   0 LOAD   dst = view (a+1), converted to ctype      1 CONST dst = const[a] as ctype
  *   2 INDEX  dst = row-major linear index of the output element
  *   3 CAST   dst(ctype) = reg a of ctype b (float->int truncates, NaN -> 0, saturates;
- *            int->u8 storage wraps modulo 256)
+ *            int->u8, i8, i16 storage keeps the low bits)
  *   10 NEG 11 ABS 12 SIGN 13 SQUARE 14 RECIP 15 EXP 16 EXP2 17 LOG 18 LOG2 19 LOG1P
  *   20 SQRT 21 RSQRT 22 SIN 23 COS 24 TAN 25 TANH 26 SIGMOID 27 RELU 28 GELU (erf form)
  *   29 FLOOR 30 CEIL 31 ROUND (half to even) 32 TRUNC

@@ -43,7 +43,7 @@ typedef unsigned char pt_u8;
 
 #define PT_BLOCK 256 /* every launch shape of params.h uses blocks of 256 threads */
 ${slotDefines()}
-enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7 };
+enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7, PT_I8 = 8, PT_I16 = 9 };
 
 #define PT_INF_F __int_as_float(0x7f800000)
 #define PT_INF __longlong_as_double(0x7ff0000000000000LL)
@@ -208,6 +208,8 @@ static __device__ __forceinline__ double pt_ld_f64(const char *b, int dt, pt_i64
   case PT_F64: return ((const double *)b)[i];
   case PT_I32: return (double)((const int *)b)[i];
   case PT_I64: return (double)((const pt_i64 *)b)[i];
+  case PT_I8: return (double)((const signed char *)b)[i];
+  case PT_I16: return (double)((const short *)b)[i];
   default: return (double)((const pt_u8 *)b)[i];
   }
 }
@@ -216,6 +218,8 @@ static __device__ __forceinline__ pt_i64 pt_ld_i64(const char *b, int dt, pt_i64
   case PT_I32: return ((const int *)b)[i];
   case PT_I64: return ((const pt_i64 *)b)[i];
   case PT_U8: case PT_BOOL: return ((const pt_u8 *)b)[i];
+  case PT_I8: return ((const signed char *)b)[i];
+  case PT_I16: return ((const short *)b)[i];
   default: return pt_f2i64(pt_ld_f64(b, dt, i));
   }
 }
@@ -227,7 +231,8 @@ static __device__ __forceinline__ void pt_st_f64(char *b, int dt, pt_i64 i, doub
   case PT_F64: ((double *)b)[i] = d; break;
   case PT_I32: ((int *)b)[i] = pt_f2i32(d); break;
   case PT_I64: ((pt_i64 *)b)[i] = pt_f2i64(d); break;
-  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)pt_f2i64(d); break;
+  case PT_U8: case PT_I8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)pt_f2i64(d); break;
+  case PT_I16: ((pt_u16 *)b)[i] = (pt_u16)(pt_u64)pt_f2i64(d); break;
   default: ((pt_u8 *)b)[i] = (pt_u8)(d != 0); break; /* NaN != 0 is true */
   }
 }
@@ -235,7 +240,8 @@ static __device__ __forceinline__ void pt_st_i64(char *b, int dt, pt_i64 i, pt_i
   switch (dt) {
   case PT_I32: ((int *)b)[i] = pt_wrap32(v); break;
   case PT_I64: ((pt_i64 *)b)[i] = v; break;
-  case PT_U8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)v; break;
+  case PT_U8: case PT_I8: ((pt_u8 *)b)[i] = (pt_u8)(pt_u64)v; break;
+  case PT_I16: ((pt_u16 *)b)[i] = (pt_u16)(pt_u64)v; break;
   case PT_BOOL: ((pt_u8 *)b)[i] = (pt_u8)(v != 0); break;
   default: pt_st_f64(b, dt, i, (double)v); break;
   }
@@ -263,6 +269,7 @@ static __device__ __forceinline__ bool pt_is_nonzero(const char *b, int dt, pt_i
   case PT_F32: return (((const pt_u32 *)b)[i] & 0x7fffffffu) != 0;
   case PT_F64: return (((const pt_u64 *)b)[i] & 0x7fffffffffffffffull) != 0;
   case PT_F16: case PT_BF16: return (((const pt_u16 *)b)[i] & 0x7fff) != 0;
+  case PT_I16: return ((const pt_u16 *)b)[i] != 0;
   case PT_I32: return ((const pt_u32 *)b)[i] != 0;
   case PT_I64: return ((const pt_u64 *)b)[i] != 0;
   default: return ((const pt_u8 *)b)[i] != 0;

@@ -89,7 +89,7 @@ template <int DT> static __device__ __forceinline__ pt_u64 pt_v16_elem(const pt_
   switch (DT) {
   case PT_F64: case PT_I64: return (pt_u64)v.w[2 * e] | (pt_u64)v.w[2 * e + 1] << 32;
   case PT_F32: case PT_I32: return v.w[e];
-  case PT_F16: case PT_BF16: return (v.w[e >> 1] >> (16 * (e & 1))) & 0xffffu;
+  case PT_F16: case PT_BF16: case PT_I16: return (v.w[e >> 1] >> (16 * (e & 1))) & 0xffffu;
   default: return (v.w[e >> 2] >> (8 * (e & 3))) & 0xffu;
   }
 }
@@ -97,7 +97,7 @@ template <int DT> static __device__ __forceinline__ pt_u64 pt_raw_at(const char 
   switch (DT) {
   case PT_F64: case PT_I64: return ((const pt_u64 *)row)[i];
   case PT_F32: case PT_I32: return ((const pt_u32 *)row)[i];
-  case PT_F16: case PT_BF16: return ((const pt_u16 *)row)[i];
+  case PT_F16: case PT_BF16: case PT_I16: return ((const pt_u16 *)row)[i];
   default: return ((const pt_u8 *)row)[i];
   }
 }
@@ -109,6 +109,8 @@ template <int DT, int KIND> static __device__ __forceinline__ void pt_fast_add(p
   case PT_BF16: pt_acc_add_f(s, KIND, (double)pt_bf16_to_f32((pt_u16)raw), 0, 0.0); break;
   case PT_F64: pt_acc_add_f(s, KIND, __longlong_as_double((pt_i64)raw), 0, 0.0); break;
   case PT_I32: pt_acc_add_i(s, KIND, (pt_i64)(int)(pt_u32)raw, 0); break;
+  case PT_I8: pt_acc_add_i(s, KIND, (pt_i64)pt_sext8((pt_u32)raw), 0); break;
+  case PT_I16: pt_acc_add_i(s, KIND, (pt_i64)pt_sext16((pt_u32)raw), 0); break;
   default: pt_acc_add_i(s, KIND, (pt_i64)raw, 0); break; /* i64, u8, bool */
   }
 }
@@ -128,7 +130,7 @@ template <int D> struct pt_mem_row {
 
 template <int KIND, class S> static __device__ pt_acc pt_fast_row(const S &src, pt_i64 n, pt_acc *sh) {
   const int DT = S::DT;
-  const int E = DT == PT_F64 || DT == PT_I64 ? 2 : DT == PT_F32 || DT == PT_I32 ? 4 : DT == PT_F16 || DT == PT_BF16 ? 8 : 16;
+  const int E = DT == PT_F64 || DT == PT_I64 ? 2 : DT == PT_F32 || DT == PT_I32 ? 4 : DT == PT_F16 || DT == PT_BF16 || DT == PT_I16 ? 8 : 16;
   const int tid = threadIdx.x;
   pt_acc s = pt_acc_init(KIND);
   pt_i64 head = (pt_i64)((16 - (src.addr() & 15)) & 15) / (16 / E);
@@ -175,6 +177,8 @@ template <int KIND> static __device__ pt_acc pt_fast_dt(int dt, const char *row,
   case PT_I32: return pt_fast_row<KIND>(pt_mem_row<PT_I32>{row}, n, sh);
   case PT_I64: return pt_fast_row<KIND>(pt_mem_row<PT_I64>{row}, n, sh);
   case PT_U8: return pt_fast_row<KIND>(pt_mem_row<PT_U8>{row}, n, sh);
+  case PT_I8: return pt_fast_row<KIND>(pt_mem_row<PT_I8>{row}, n, sh);
+  case PT_I16: return pt_fast_row<KIND>(pt_mem_row<PT_I16>{row}, n, sh);
   default: return pt_fast_row<KIND>(pt_mem_row<PT_BOOL>{row}, n, sh);
   }
 }

@@ -83,6 +83,8 @@ ${slotDefines()}
 #define PT_I64 5
 #define PT_U8 6
 #define PT_BOOL 7
+#define PT_I8 8
+#define PT_I16 9
 #define PT_I64_MAX 9223372036854775807l
 #define PT_I64_MIN (-9223372036854775807l - 1l)
 
@@ -244,6 +246,8 @@ double pt_ld_f64(uint64_t b, int dt, int64_t i) {
   case PT_F64: return pt_raw_f64(b, i);
   case PT_I32: return double(pt_raw_i32(b, i));
   case PT_I64: return double(pt_raw_i64(b, i));
+  case PT_I8: return double(pt_sext8(pt_raw_u8(b, i)));
+  case PT_I16: return double(pt_sext16(pt_raw_u16(b, i)));
   default: return double(pt_raw_u8(b, i));
   }
 }
@@ -252,6 +256,8 @@ int64_t pt_ld_i64(uint64_t b, int dt, int64_t i) {
   case PT_I32: return int64_t(pt_raw_i32(b, i));
   case PT_I64: return pt_raw_i64(b, i);
   case PT_U8: case PT_BOOL: return int64_t(pt_raw_u8(b, i));
+  case PT_I8: return int64_t(pt_sext8(pt_raw_u8(b, i)));
+  case PT_I16: return int64_t(pt_sext16(pt_raw_u16(b, i)));
   default: return pt_f2i64(pt_ld_f64(b, dt, i));
   }
 }
@@ -263,7 +269,8 @@ void pt_st_f64(uint64_t b, int dt, int64_t i, double d) {
   case PT_F64: pt_put_f64(b, i, d); break;
   case PT_I32: pt_put_i32(b, i, pt_f2i32(d)); break;
   case PT_I64: pt_put_i64(b, i, pt_f2i64(d)); break;
-  case PT_U8: pt_put_u8(b, i, uint(pt_f2i64(d)) & 0xffu); break;
+  case PT_U8: case PT_I8: pt_put_u8(b, i, uint(pt_f2i64(d)) & 0xffu); break;
+  case PT_I16: pt_put_u16(b, i, uint(pt_f2i64(d)) & 0xffffu); break;
   default: pt_put_u8(b, i, d != 0.0lf ? 1u : 0u); break; /* NaN != 0 is true */
   }
 }
@@ -271,7 +278,8 @@ void pt_st_i64(uint64_t b, int dt, int64_t i, int64_t v) {
   switch (dt) {
   case PT_I32: pt_put_i32(b, i, int(v)); break;
   case PT_I64: pt_put_i64(b, i, v); break;
-  case PT_U8: pt_put_u8(b, i, uint(v) & 0xffu); break;
+  case PT_U8: case PT_I8: pt_put_u8(b, i, uint(v) & 0xffu); break;
+  case PT_I16: pt_put_u16(b, i, uint(v) & 0xffffu); break;
   case PT_BOOL: pt_put_u8(b, i, v != 0l ? 1u : 0u); break;
   default: pt_st_f64(b, dt, i, double(v)); break;
   }
@@ -300,6 +308,7 @@ bool pt_is_nonzero(uint64_t b, int dt, int64_t i) {
   case PT_F64: return (PtU64(b + uint64_t(i) * 8ul).v & 0x7ffffffffffffffful) != 0ul;
   case PT_I64: return PtU64(b + uint64_t(i) * 8ul).v != 0ul;
   case PT_F16: case PT_BF16: return (pt_raw_u16(b, i) & 0x7fffu) != 0u;
+  case PT_I16: return pt_raw_u16(b, i) != 0u;
   default: return pt_raw_u8(b, i) != 0u;
   }
 }

@@ -35,6 +35,8 @@ double pt_bits_f64(int dt, uint64_t raw) {
   case PT_F64: return uint64BitsToDouble(raw);
   case PT_I32: return double(int(uint(raw)));
   case PT_I64: return double(int64_t(raw));
+  case PT_I8: return double(pt_sext8(uint(raw)));
+  case PT_I16: return double(pt_sext16(uint(raw)));
   default: return double(raw);
   }
 }
@@ -42,6 +44,8 @@ int64_t pt_bits_i64(int dt, uint64_t raw) {
   switch (dt) {
   case PT_I32: return int64_t(int(uint(raw)));
   case PT_I64: case PT_U8: case PT_BOOL: return int64_t(raw);
+  case PT_I8: return int64_t(pt_sext8(uint(raw)));
+  case PT_I16: return int64_t(pt_sext16(uint(raw)));
   default: return pt_f2i64(pt_bits_f64(dt, raw));
   }
 }
@@ -224,7 +228,7 @@ void pt_fv(inout pt_acc s, uvec4 w, int body, int dt) {
   }
   case FB_COUNT_8: pt_fv_count_8(s, w); break;
   case FB_COUNT_16: {
-    const uvec4 z = w & 0x7fff7fffu, lo = min(z & 0xffffu, 1u), hi = min(z >> 16u, 1u);
+    const uvec4 z = w & (dt == PT_I16 ? 0xffffffffu : 0x7fff7fffu), lo = min(z & 0xffffu, 1u), hi = min(z >> 16u, 1u);
     s.i += int64_t((lo.x + hi.x + lo.y + hi.y) + (lo.z + hi.z + lo.w + hi.w));
     break;
   }

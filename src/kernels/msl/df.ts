@@ -147,6 +147,7 @@ inline pt_df pt_ld_df(pt_ptr b, int dt, long i) {
   switch (dt) {
   case PT_I32: return pt_df_of_long(((device int *)b)[i]);
   case PT_I64: return pt_df_of_long(((device long *)b)[i]);
+  case PT_I8: case PT_I16: return pt_df_of_long(pt_ld_i(b, dt, i));
   default: return pt_df_of(pt_ld_f(b, dt, i));
   }
 }
@@ -154,7 +155,7 @@ inline void pt_st_df(pt_ptr b, int dt, long i, pt_df d) {
   switch (dt) {
   case PT_I32: ((device int *)b)[i] = pt_df_to_i32(d); break;
   case PT_I64: ((device long *)b)[i] = pt_df_to_i64(d); break;
-  case PT_U8: b[i] = (uchar)(ulong)pt_df_to_i64(d); break;
+  case PT_U8: case PT_I8: case PT_I16: pt_st_i(b, dt, i, pt_df_to_i64(d)); break;
   default: pt_st_f(b, dt, i, d.hi); break; /* hi is the value rounded to float */
   }
 }

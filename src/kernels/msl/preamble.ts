@@ -57,7 +57,7 @@ export const KERNEL_HEAD = `kernel void pt_main(${
 const HELPERS = String.raw`
 #define PT_BLOCK PT_MTL_GROUP
 ${slotDefines()}
-enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7 };
+enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, PT_U8 = 6, PT_BOOL = 7, PT_I8 = 8, PT_I16 = 9 };
 
 #define PT_INF_F as_type<float>(0x7f800000u)
 #define PT_NAN_F as_type<float>(0x7fc00000u)
@@ -246,6 +246,8 @@ inline float pt_ld_f(pt_ptr b, int dt, long i) {
   case PT_BF16: return pt_bf16_to_f32(((device ushort *)b)[i]);
   case PT_I32: return (float)((device int *)b)[i];
   case PT_I64: return pt_l2f_dbl(((device long *)b)[i]);
+  case PT_I8: return (float)((device char *)b)[i];
+  case PT_I16: return (float)((device short *)b)[i];
   default: return (float)b[i];
   }
 }
@@ -254,6 +256,8 @@ inline long pt_ld_i(pt_ptr b, int dt, long i) {
   case PT_I32: return ((device int *)b)[i];
   case PT_I64: return ((device long *)b)[i];
   case PT_U8: case PT_BOOL: return b[i];
+  case PT_I8: return ((device char *)b)[i];
+  case PT_I16: return ((device short *)b)[i];
   default: return pt_f2i64(pt_ld_f(b, dt, i));
   }
 }
@@ -264,7 +268,8 @@ inline void pt_st_f(pt_ptr b, int dt, long i, float d) {
   case PT_BF16: ((device ushort *)b)[i] = pt_f32_to_bf16(d); break;
   case PT_I32: ((device int *)b)[i] = pt_f2i32(d); break;
   case PT_I64: ((device long *)b)[i] = pt_f2i64(d); break;
-  case PT_U8: b[i] = (uchar)(ulong)pt_f2i64(d); break;
+  case PT_U8: case PT_I8: b[i] = (uchar)(ulong)pt_f2i64(d); break;
+  case PT_I16: ((device ushort *)b)[i] = (ushort)(ulong)pt_f2i64(d); break;
   default: b[i] = (uchar)pt_nz(d); break; /* NaN is true */
   }
 }
@@ -272,7 +277,8 @@ inline void pt_st_i(pt_ptr b, int dt, long i, long v) {
   switch (dt) {
   case PT_I32: ((device int *)b)[i] = pt_wrap32(v); break;
   case PT_I64: ((device long *)b)[i] = v; break;
-  case PT_U8: b[i] = (uchar)(ulong)v; break;
+  case PT_U8: case PT_I8: b[i] = (uchar)(ulong)v; break;
+  case PT_I16: ((device ushort *)b)[i] = (ushort)(ulong)v; break;
   case PT_BOOL: b[i] = (uchar)(v != 0); break;
   default: pt_st_f(b, dt, i, pt_l2f_dbl(v)); break;
   }
@@ -299,6 +305,7 @@ inline bool pt_is_nonzero(pt_ptr b, int dt, long i) {
   switch (dt) {
   case PT_F32: return (((device uint *)b)[i] & 0x7fffffffu) != 0u;
   case PT_F16: case PT_BF16: return (((device ushort *)b)[i] & 0x7fffu) != 0u;
+  case PT_I16: return ((device ushort *)b)[i] != 0u;
   case PT_I32: return ((device uint *)b)[i] != 0u;
   case PT_I64: return ((device ulong *)b)[i] != 0ul;
   default: return b[i] != 0;

@@ -13,12 +13,13 @@
 import { F32, F64, I32 } from "../decode.ts";
 
 /** dtype codes (dtype.ts), and the preambles' names for them. */
-const D_F32 = 0, D_F16 = 1, D_BF16 = 2, D_F64 = 3, D_I32 = 4, D_I64 = 5, D_U8 = 6, D_BOOL = 7;
-const DT_NAME = ["PT_F32", "PT_F16", "PT_BF16", "PT_F64", "PT_I32", "PT_I64", "PT_U8", "PT_BOOL"];
+const D_F32 = 0, D_F16 = 1, D_BF16 = 2, D_F64 = 3, D_I32 = 4, D_I64 = 5, D_U8 = 6, D_BOOL = 7, D_I8 = 8, D_I16 = 9;
+const DT_NAME = ["PT_F32", "PT_F16", "PT_BF16", "PT_F64", "PT_I32", "PT_I64", "PT_U8", "PT_BOOL", "PT_I8", "PT_I16"];
 
 /**
  * Per dtype code: bytes per element, and the name `t` of its raw accessors (pt_raw_<t>,
- * pt_put_<t>) and of the vector kind that moves four (f16 and bf16 as u16 bits, bool as u8).
+ * pt_put_<t>) and of the vector kind that moves four (f16, bf16 and i16 as u16 bits, bool and i8 as u8: fromRaw
+ * sign-extends the signed ones, and a store keeps the low bits either way).
  */
 export const DTYPE_IO: readonly { size: number; t: string }[] = [
   { size: 4, t: "f32" },
@@ -29,13 +30,16 @@ export const DTYPE_IO: readonly { size: number; t: string }[] = [
   { size: 8, t: "i64" },
   { size: 1, t: "u8" },
   { size: 1, t: "u8" },
+  { size: 1, t: "u8" },
+  { size: 2, t: "u16" },
 ];
 
 /**
  * A raw element x of dtype dt (as pt_raw_<t> gives it: float, double, int, pt_i64, or the
- * bits of f16/bf16/u8/bool) converted to compute type ct.
+ * bits of f16/bf16/u8/bool/i8/i16) converted to compute type ct.
  */
-export function fromRaw(x: string, ct: number, dt: number): string {
+export function fromRaw(raw: string, ct: number, dt: number): string {
+  const x = dt === D_I8 ? `pt_sext8(${raw})` : dt === D_I16 ? `pt_sext16(${raw})` : raw;
   const f32 = dt === D_F16 ? `pt_f16_to_f32(${x})` : dt === D_BF16 ? `pt_bf16_to_f32(${x})` : x; // F32, F16, BF16
   const isF = dt === D_F32 || dt === D_F16 || dt === D_BF16;
   const bool = (T: string) => `(${x} != pt_u32(0) ? ${T}(1) : ${T}(0))`;
@@ -53,18 +57,21 @@ export function fromRaw(x: string, ct: number, dt: number): string {
   }
 }
 
+/** The mask of the bits a narrow integer dtype (u8, i8, i16) stores. */
+const lowBits = (dt: number) => (dt === D_I16 ? 65535 : 255);
+
 /** A double d (or a float, but to f64) as pt_st_f64 stores it in dtype dt (not f32, f16 or bf16), as pt_put_<t> takes it. */
 function rawOfF64(d: string, dt: number): string {
   if (dt === D_F64) return d;
   if (dt === D_BOOL) return `(${d} != double(0) ? pt_u32(1) : pt_u32(0))`; // NaN is nonzero
-  return dt === D_I32 ? `pt_f2i32(${d})` : dt === D_I64 ? `pt_f2i64(${d})` : `(pt_u32(pt_f2i64(${d})) & pt_u32(255))`;
+  return dt === D_I32 ? `pt_f2i32(${d})` : dt === D_I64 ? `pt_f2i64(${d})` : `(pt_u32(pt_f2i64(${d})) & pt_u32(${lowBits(dt)}))`;
 }
 
 /** A pt_i64 v as pt_st_i64 stores it in dtype dt (not a float dtype but f64). */
 function rawOfI64(v: string, dt: number): string {
   if (dt === D_I32) return `pt_wrap32(${v})`;
   if (dt === D_I64) return v;
-  if (dt === D_U8) return `(pt_u32(${v}) & pt_u32(255))`;
+  if (dt === D_U8 || dt === D_I8 || dt === D_I16) return `(pt_u32(${v}) & pt_u32(${lowBits(dt)}))`;
   return dt === D_BOOL ? `(${v} != pt_i64(0) ? pt_u32(1) : pt_u32(0))` : `double(${v})`;
 }
 

@@ -92,6 +92,8 @@ PT_FN pt_u32 pt_key32(PT_PTR b, int dt, pt_i64 i, bool desc) {
   case PT_F16: k = pt_key_f32(pt_f32_bits(pt_f16_to_f32(pt_raw_u16(b, i)))); break;
   case PT_BF16: k = pt_key_f32(pt_raw_u16(b, i) << 16); break;
   case PT_I32: k = pt_u32(pt_raw_i32(b, i)) ^ 0x80000000u; break;
+  case PT_I16: k = pt_raw_u16(b, i) ^ 0x8000u; break; /* the sign bit flipped orders two's complement as unsigned */
+  case PT_I8: k = pt_raw_u8(b, i) ^ 0x80u; break;
   default: k = pt_raw_u8(b, i); break;
   }
   return desc ? ~k : k;

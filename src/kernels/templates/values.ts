@@ -20,8 +20,12 @@ export const valueHelpers = (loopFree: boolean): string =>
   String.raw`
 PT_FN bool pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
 PT_FN int pt_dtype_size(int dt) {
-  return dt == PT_F64 || dt == PT_I64 ? 8 : dt == PT_F32 || dt == PT_I32 ? 4 : dt == PT_F16 || dt == PT_BF16 ? 2 : 1;
+  return dt == PT_F64 || dt == PT_I64 ? 8 : dt == PT_F32 || dt == PT_I32 ? 4 : dt == PT_F16 || dt == PT_BF16 || dt == PT_I16 ? 2 : 1;
 }
+/* int8 and int16 bits (as pt_raw_u8 and pt_raw_u16 give them) sign-extended: flipping the sign
+ * bit and subtracting it needs no shift of a signed value, which C leaves undefined. */
+PT_FN int pt_sext8(pt_u32 x) { return int(x ^ pt_u32(128)) - 128; }
+PT_FN int pt_sext16(pt_u32 x) { return int(x ^ pt_u32(32768)) - 32768; }
 
 PT_FN float pt_f16_to_f32(pt_u32 h) {
   pt_u32 sign = (h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;

@@ -132,6 +132,7 @@ HOT int is_nonzero(const uint8_t *p, int dt) {
   case PT_F32: { float v; memcpy(&v, p, 4); return v != 0; } /* NaN != 0 */
   case PT_F64: { double v; memcpy(&v, p, 8); return v != 0; }
   case PT_F16: case PT_BF16: { uint16_t v; memcpy(&v, p, 2); return (v & 0x7fff) != 0; } /* -0 is zero */
+  case PT_I16: { uint16_t v; memcpy(&v, p, 2); return v != 0; }
   case PT_I32: { uint32_t v; memcpy(&v, p, 4); return v != 0; }
   case PT_I64: { uint64_t v; memcpy(&v, p, 8); return v != 0; }
   default: return *p != 0;

@@ -123,6 +123,8 @@ static void make_small(const job_t *j, const void *raw, uint64_t *out) {
   case PT_I32: { const uint32_t *r = raw; for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)((r[i] ^ 0x80000000u) ^ flip) << 32 | (uint64_t)i; break; }
   case PT_F16: { const uint16_t *r = raw; for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)(key_f32(pt_f16_to_f32(r[i])) ^ flip) << 32 | (uint64_t)i; break; }
   case PT_BF16: { const uint16_t *r = raw; for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)(key_f32(pt_bf16_to_f32(r[i])) ^ flip) << 32 | (uint64_t)i; break; }
+  case PT_I16: { const uint16_t *r = raw; for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)((r[i] ^ 0x8000u) ^ flip) << 32 | (uint64_t)i; break; }
+  case PT_I8: { const uint8_t *r = raw; for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)((r[i] ^ 0x80u) ^ flip) << 32 | (uint64_t)i; break; }
   default: { const uint8_t *r = raw; for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)(r[i] ^ flip) << 32 | (uint64_t)i; break; }
   }
 }

@@ -49,6 +49,8 @@ static inline void kgather_f(const uint8_t *p, int dt, int64_t s, int64_t n, dou
   case PT_BF16: KGATHER(uint16_t, KBF16)
   case PT_I32: KGATHER(int32_t, (double))
   case PT_I64: KGATHER(int64_t, (double))
+  case PT_I8: KGATHER(int8_t, KID)
+  case PT_I16: KGATHER(int16_t, KID)
   default: KGATHER(uint8_t, KID)
   }
 }
@@ -59,6 +61,8 @@ static inline void kgather_i(const uint8_t *p, int dt, int64_t s, int64_t n, int
   case PT_I32: KGATHER(int32_t, KID)
   case PT_I64: KGATHER(int64_t, KID)
   case PT_U8: case PT_BOOL: KGATHER(uint8_t, KID)
+  case PT_I8: KGATHER(int8_t, KID)
+  case PT_I16: KGATHER(int16_t, KID)
   default: for (int64_t i = 0; i < n; i++) o[i * os] = pt_load_i64(p + i * s * pt_dtype_size[dt], dt);
   }
 }
@@ -67,6 +71,7 @@ static inline void kgather_i(const uint8_t *p, int dt, int64_t s, int64_t n, int
 #define KTO_BF16(x) pt_f32_to_bf16((float)(x))
 #define KTO_I32(x) ((int32_t)(uint32_t)(uint64_t)pt_f2i64(x))
 #define KTO_U8(x) ((uint8_t)(uint64_t)pt_f2i64(x))
+#define KTO_U16(x) ((uint16_t)(uint64_t)pt_f2i64(x))
 #define KTO_BOOL(x) ((uint8_t)((x) != 0))
 
 static inline void kscatter_f(uint8_t *p, int dt, int64_t s, int64_t n, const double *o, int64_t os) {
@@ -77,18 +82,21 @@ static inline void kscatter_f(uint8_t *p, int dt, int64_t s, int64_t n, const do
   case PT_BF16: KSCATTER(uint16_t, KTO_BF16)
   case PT_I32: KSCATTER(int32_t, KTO_I32)
   case PT_I64: KSCATTER(int64_t, pt_f2i64)
-  case PT_U8: KSCATTER(uint8_t, KTO_U8)
+  case PT_U8: case PT_I8: KSCATTER(uint8_t, KTO_U8)
+  case PT_I16: KSCATTER(uint16_t, KTO_U16)
   default: KSCATTER(uint8_t, KTO_BOOL)
   }
 }
 
 #define KWRAP32(x) ((int32_t)(uint32_t)(uint64_t)(x))
 #define KWRAP8(x) ((uint8_t)(uint64_t)(x))
+#define KWRAP16(x) ((uint16_t)(uint64_t)(x))
 static inline void kscatter_i(uint8_t *p, int dt, int64_t s, int64_t n, const int64_t *o, int64_t os) {
   switch (dt) {
   case PT_I32: KSCATTER(int32_t, KWRAP32)
   case PT_I64: KSCATTER(int64_t, KID)
-  case PT_U8: KSCATTER(uint8_t, KWRAP8)
+  case PT_U8: case PT_I8: KSCATTER(uint8_t, KWRAP8)
+  case PT_I16: KSCATTER(uint16_t, KWRAP16)
   case PT_BOOL: KSCATTER(uint8_t, KTO_BOOL)
   default: for (int64_t i = 0; i < n; i++) pt_store_i64(p + i * s * pt_dtype_size[dt], dt, o[i * os]);
   }

@@ -3,7 +3,7 @@
  * A cpu_view is parsed from an argument block's 11-slot VIEW and checked against its
  * buffer once, before a kernel touches memory; after that, element access is plain
  * pointer arithmetic. Conversions follow the rules in kernels.h (NaN -> 0 and saturation
- * for float -> int, modulo 256 for u8, round-to-nearest-even for f16/bf16).
+ * for float -> int, low bits kept for u8, i8 and i16, round-to-nearest-even for f16/bf16).
  */
 #ifndef PT_CPU_VIEW_H
 #define PT_CPU_VIEW_H
@@ -20,7 +20,7 @@ typedef struct {
   int64_t stride[PT_MAX_RANK];
 } cpu_view;
 
-static const int pt_dtype_size[PT_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1};
+static const int pt_dtype_size[PT_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1, 1, 2};
 
 static inline int pt_is_float(int dt) { return dt == PT_F32 || dt == PT_F16 || dt == PT_BF16 || dt == PT_F64; }
 
@@ -94,6 +94,8 @@ static inline double pt_load_f64(const uint8_t *p, int dt) {
   case PT_F64: { double v; memcpy(&v, p, 8); return v; }
   case PT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
   case PT_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  case PT_I8: return (int8_t)*p;
+  case PT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
   default: return *p;
   }
 }
@@ -102,6 +104,8 @@ static inline int64_t pt_load_i64(const uint8_t *p, int dt) {
   case PT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
   case PT_I64: { int64_t v; memcpy(&v, p, 8); return v; }
   case PT_U8: case PT_BOOL: return *p;
+  case PT_I8: return (int8_t)*p;
+  case PT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
   default: return pt_f2i64(pt_load_f64(p, dt));
   }
 }
@@ -113,7 +117,8 @@ static inline void pt_store_f64(uint8_t *p, int dt, double d) {
   case PT_F64: memcpy(p, &d, 8); break;
   case PT_I32: { int32_t v = pt_f2i32(d); memcpy(p, &v, 4); break; }
   case PT_I64: { int64_t v = pt_f2i64(d); memcpy(p, &v, 8); break; }
-  case PT_U8: *p = (uint8_t)(uint64_t)pt_f2i64(d); break;
+  case PT_U8: case PT_I8: *p = (uint8_t)(uint64_t)pt_f2i64(d); break;
+  case PT_I16: { uint16_t v = (uint16_t)(uint64_t)pt_f2i64(d); memcpy(p, &v, 2); break; }
   default: *p = (d != 0); break; /* NaN != 0 is true */
   }
 }
@@ -121,7 +126,8 @@ static inline void pt_store_i64(uint8_t *p, int dt, int64_t i) {
   switch (dt) {
   case PT_I32: { int32_t v = (int32_t)(uint32_t)(uint64_t)i; memcpy(p, &v, 4); break; }
   case PT_I64: memcpy(p, &i, 8); break;
-  case PT_U8: *p = (uint8_t)(uint64_t)i; break;
+  case PT_U8: case PT_I8: *p = (uint8_t)(uint64_t)i; break;
+  case PT_I16: { uint16_t v = (uint16_t)(uint64_t)i; memcpy(p, &v, 2); break; }
   case PT_BOOL: *p = (i != 0); break;
   default: pt_store_f64(p, dt, (double)i); break;
   }
