@@ -151,7 +151,21 @@ test("cuda: sources carry params.h's pt_params struct verbatim", () => {
   }
 });
 
-const KINDS = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+const KINDS = [
+  "reduce",
+  "scan",
+  "matmul",
+  "sort",
+  "gather",
+  "scatter",
+  "index_put",
+  "index_get",
+  "nonzero",
+  "masked_select",
+  "philox",
+  "rownorm",
+  "im2col",
+];
 /** Template names: one per kind of blocks.h, attention one per feature size. */
 const NAMES = [...KINDS, ...ATTENTION_SIZES.map((e) => `attention.${e}`)];
 

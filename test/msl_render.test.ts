@@ -33,7 +33,21 @@ const cast = (a: Expr, dtype: DType): Expr => ({ k: "cast", a, dtype });
 const PREDICATES = new Set<UnaryOp>(["logicalNot", "isnan", "isinf", "isfinite", "nonzero"]);
 const COMPARES = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge", "logicalAnd", "logicalOr", "logicalXor"]);
 const COMPUTE: DType[] = ["float32", "float64", "int32", "int64"];
-const KINDS = ["reduce", "scan", "matmul", "sort", "gather", "scatter", "index_put", "index_get", "nonzero", "masked_select", "philox"];
+const KINDS = [
+  "reduce",
+  "scan",
+  "matmul",
+  "sort",
+  "gather",
+  "scatter",
+  "index_put",
+  "index_get",
+  "nonzero",
+  "masked_select",
+  "philox",
+  "rownorm",
+  "im2col",
+];
 /** Template names: one per kind of blocks.h, attention one per feature size. */
 const NAMES = [...KINDS, ...ATTENTION_SIZES.map((e) => `attention.${e}`)];
 

@@ -238,3 +238,26 @@ test("gradients through conv2d (groups, stride, padding), conv1d, the pools, pad
   gradcheck("adaptiveAvgPool2d", (x) => pt.nn.adaptiveAvgPool2d(x, [2, 4]), [X]);
   gradcheck("interpolate bilinear", (x) => pt.nn.interpolate(x, { size: [7, 4], mode: "bilinear" }), [X]);
 });
+
+test("float32 conv2d (the fused columns) has the float64 composition's gradients: stride, padding, dilation, groups", () => {
+  const grads = (dtype: pt.DType, opts: pt.nn.ConvOptions, c: number) =>
+    pt.tidy(() => {
+      const x = rand([2, c, 9, 8], 1).t.cast(dtype).requiresGrad_(),
+        w = rand([4, c / (opts.groups ?? 1), 3, 2], 2).t.cast(dtype).requiresGrad_();
+      const y = pt.nn.conv2d(x, w, undefined, opts);
+      y.mul(rand([...y.shape], 3).t.cast(dtype)).sum().backward();
+      return [nums(x.grad!), nums(w.grad!)];
+    });
+  for (
+    const [opts, c] of [
+      [{}, 2],
+      [{ stride: [2, 1], padding: [1, 2] }, 2],
+      [{ dilation: [2, 3], padding: "same" }, 2],
+      [{ groups: 2, stride: 3, padding: 1 }, 4],
+    ] as [pt.nn.ConvOptions, number][]
+  ) {
+    const [got, want] = [grads("float32", opts, c), grads("float64", opts, c)];
+    assertClose(got[0], want[0], 1e-4, 1e-5, `dx ${JSON.stringify(opts)}`);
+    assertClose(got[1], want[1], 1e-4, 1e-5, `dw ${JSON.stringify(opts)}`);
+  }
+});

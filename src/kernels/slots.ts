@@ -58,6 +58,8 @@ const TABLE = {
     "consts:values(nconst)",
   attention: "brank:count(bshape) bshape:shape l s e ev scale_bits causal masked q:view q_rows q_cols k:view k_rows k_cols " +
     "v:view v_rows v_cols mask:view mask_rows mask_cols out:view out_rows out_cols",
+  im2col: "n c h w kh kw sh sw ph pw dh dw oh ow in:view out:view",
+  rownorm: "op orank:count(oshape) oshape:shape n eps_bits affine in:view in_stride w:view w_stride b:view b_stride out:view out_stride",
 } as const;
 
 function parse(row: string): Field[] {

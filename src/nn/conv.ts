@@ -1,7 +1,7 @@
 /**
  * `pt.nn`'s spatial functions as compositions: pad (index selection or concatenation),
- * conv1d and conv2d as im2col feeding the matmul path (strided slices of the padded input
- * stacked into columns, one batched matmul per group: cuBLAS on CUDA), the transposed convolutions as the
+ * conv1d and conv2d as im2col feeding the matmul path (float32: im2col.ts's one kernel; other dtypes: strided slices
+ * of the padded input stacked into columns; then one batched matmul per group: cuBLAS on CUDA), the transposed convolutions as the
  * transposed product scattered back into place (col2im through one scatter-add), the pools as an
  * elementwise chain over the same slices (maximum or add: one fused kernel), and adaptiveAvgPool2d and interpolate as products with small pooling or
  * interpolation matrices built on the host. Layouts are PyTorch's (NCHW; weight [Cout,
@@ -15,6 +15,7 @@ import { describeValue, fmtShape } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
 import { full, tensor } from "../tensor/creation.ts";
 import { cat, stack } from "../tensor/movement.ts";
+import { im2col, im2colFits } from "./im2col.ts";
 
 /** An int or a pair of them as [h, w], each checked to be an integer >= min. */
 function pair(op: string, what: string, v: number | readonly number[], min: number): [number, number] {
@@ -167,8 +168,10 @@ export function conv2d(x: Tensor, weight: Tensor, bias?: Tensor, options: ConvOp
     );
   }
   return tidy(() => {
-    const padded = padOrSame(x, [padBefore[1], padAfter[1], padBefore[0], padAfter[0]]);
-    const cols = columns(padded, k, stride, dilation, out).reshape([n, groups, cg * kh * kw, out[0] * out[1]]);
+    const cols = (im2colFits(x, weight, out)
+      ? im2col(op, x, k, stride, dilation, padBefore, out)
+      : columns(padOrSame(x, [padBefore[1], padAfter[1], padBefore[0], padAfter[0]]), k, stride, dilation, out))
+      .reshape([n, groups, cg * kh * kw, out[0] * out[1]]);
     const y = weight.reshape([groups, cout / groups, cg * kh * kw]).matmul(cols).reshape([n, cout, out[0], out[1]]);
     return bias === undefined ? y : y.add(bias.reshape([1, cout, 1, 1]));
   });

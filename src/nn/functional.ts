@@ -1,7 +1,7 @@
 /**
  * `pt.nn`: PyTorch's torch.nn.functional in camelCase, first the functions that are
  * compositions of the library's ops (softmax and its log forms, linear, one-hot and the
- * losses). Being compositions, they run on every backend, fuse through the lazy path and
+ * losses; float32 softmax and logSoftmax take rownorm.ts's fused kernel). Being compositions, they run on every backend, fuse through the lazy path and
  * differentiate through the ops' own gradient rules; each runs inside a tidy scope, so its
  * intermediates are freed at once (what a gradient needs stays with the graph). The row max
  * that keeps exp in range is detached, as PyTorch's kernels treat it: it cancels out of the
@@ -14,6 +14,7 @@ import { isFloat, isInt } from "../base/dtype.ts";
 import { describeValue, fmtShape, normalizeAxes, normalizeAxis } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
 import { arange } from "../tensor/creation.ts";
+import { fusable, fusedSoftmax } from "./rownorm.ts";
 
 /** How a loss reduces its per-element values: their mean (the default), their sum, or none (the per-element tensor). */
 export type Reduction = "mean" | "sum" | "none";
@@ -77,6 +78,7 @@ function shifted(op: string, x: Tensor, dim: number): { z: Tensor; d: number } {
  * @throws {TensorError} when x is not a floating-point tensor or dim is out of range.
  */
 export function softmax(x: Tensor, dim: number): Tensor {
+  if (fusable(floatTensor("nn.softmax", "input", x))) return fusedSoftmax(x, normalizeAxis(dim, x.ndim, "nn.softmax"), false);
   return tidy(() => {
     const { z, d } = shifted("nn.softmax", x, dim);
     if (x.numel === 0) return z;
@@ -90,6 +92,7 @@ export function softmax(x: Tensor, dim: number): Tensor {
  * @throws {TensorError} when x is not a floating-point tensor or dim is out of range.
  */
 export function logSoftmax(x: Tensor, dim: number): Tensor {
+  if (fusable(floatTensor("nn.logSoftmax", "input", x))) return fusedSoftmax(x, normalizeAxis(dim, x.ndim, "nn.logSoftmax"), true);
   return tidy(() => {
     const { z, d } = shifted("nn.logSoftmax", x, dim);
     if (x.numel === 0) return z;

@@ -1,7 +1,7 @@
 /**
  * `pt.nn`'s layer functions that are compositions of the library's ops: activations,
- * dropout, embedding and the normalizations (layer, RMS, group and batch norm); attention
- * is in attention.ts. Each runs in a tidy scope and differentiates through the ops' rules;
+ * dropout, embedding and the normalizations (layer, RMS, group and batch norm; float32 layer
+ * and RMS norm take rownorm.ts's fused kernel); attention is in attention.ts. Each runs in a tidy scope and differentiates through the ops' rules;
  * the one write is batchNorm's update of its running statistics, in place and outside the
  * graph, as PyTorch does.
  */
@@ -14,6 +14,7 @@ import { tidy } from "../tensor/tidy.ts";
 import { rand } from "../tensor/random.ts";
 import { noGrad } from "../autograd/graph.ts";
 import { expm1 } from "../tensor/math.ts";
+import { fusable, fusedNorm } from "./rownorm.ts";
 
 /** x * sigmoid(x), as `torch.nn.functional.silu`. */
 export function silu(x: Tensor): Tensor {
@@ -109,7 +110,7 @@ export function embedding(indices: Tensor, weight: Tensor, paddingIdx?: number):
   });
 }
 
-function affine(op: string, y: Tensor, weight: Tensor | undefined, bias: Tensor | undefined, shape: number[], view: number[]): Tensor {
+function checkAffine(op: string, weight: Tensor | undefined, bias: Tensor | undefined, shape: readonly number[]): void {
   for (const [what, t] of [["weight", weight], ["bias", bias]] as const) {
     if (t === undefined) continue;
     floatTensor(op, what, t);
@@ -117,6 +118,10 @@ function affine(op: string, y: Tensor, weight: Tensor | undefined, bias: Tensor 
       throw new TensorError(op, `${what} must have shape ${fmtShape(shape)}, got ${fmtShape(t.shape)}`);
     }
   }
+}
+
+function affine(op: string, y: Tensor, weight: Tensor | undefined, bias: Tensor | undefined, shape: number[], view: number[]): Tensor {
+  checkAffine(op, weight, bias, shape);
   const w = weight?.reshape(view), b = bias?.reshape(view);
   const scaled = w === undefined ? y : y.mul(w);
   return b === undefined ? scaled : scaled.add(b);
@@ -140,6 +145,8 @@ export function layerNorm(x: Tensor, normalizedShape: readonly number[], weight?
   floatTensor(op, "input", x);
   const axes = suffixAxes(op, x, normalizedShape);
   finite(op, "eps", eps, 0);
+  checkAffine(op, weight, bias, normalizedShape);
+  if (fusable(x, weight, bias)) return fusedNorm(op, false, x, axes, eps, weight, bias);
   return tidy(() => {
     const mean = x.mean(axes, true), centered = x.sub(mean);
     const y = centered.mul(centered.square().mean(axes, true).add(eps).rsqrt());
@@ -158,6 +165,8 @@ export function rmsNorm(x: Tensor, normalizedShape: readonly number[], weight?: 
   const axes = suffixAxes(op, x, normalizedShape);
   const e = eps ?? EPSILON[x.dtype] ?? 2 ** -23;
   finite(op, "eps", e, 0);
+  checkAffine(op, weight, undefined, normalizedShape);
+  if (fusable(x, weight)) return fusedNorm(op, true, x, axes, e, weight);
   return tidy(() =>
     affine(op, x.mul(x.square().mean(axes, true).add(e).rsqrt()), weight, undefined, [...normalizedShape], [...normalizedShape])
   );

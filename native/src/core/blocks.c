@@ -338,6 +338,49 @@ static int attention_block(const pt_mem_ref *bufs, int nbuf, const double *a, in
   return PT_OK;
 }
 
+static int rownorm_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  static const char *const names[4] = {"rownorm: IN", "rownorm: W", "rownorm: B", "rownorm: OUT"};
+  static const int at[4] = {PT_ROWNORM_IN, PT_ROWNORM_W, PT_ROWNORM_B, PT_ROWNORM_OUT};
+  int rank, st = need("rownorm", na, PT_ROWNORM_SLOTS);
+  int64_t sh[RANK], op, n, x, affine;
+  if (st != PT_OK || (st = rank_shape("rownorm: row shape", a + PT_ROWNORM_ORANK, 0, &rank, sh)) != PT_OK) return st;
+  if (!sint(a[PT_ROWNORM_OP], 0, 3, &op)) return bad("rownorm", "op", a[PT_ROWNORM_OP]);
+  if (!sint(a[PT_ROWNORM_N], 0, (int64_t)SLOT_MAX, &n)) return bad("rownorm", "row length", a[PT_ROWNORM_N]);
+  if (!sint(a[PT_ROWNORM_EPS_BITS], 0, 4294967295LL, &x)) return bad("rownorm", "eps bits", a[PT_ROWNORM_EPS_BITS]);
+  if (!sint(a[PT_ROWNORM_AFFINE], 0, 3, &affine)) return bad("rownorm", "affine", a[PT_ROWNORM_AFFINE]);
+  for (int i = 0; i < 4; i++) {
+    if ((i == 1 && !(affine & 1)) || (i == 2 && !(affine & 2))) continue;
+    int64_t ax;
+    view_t v;
+    if (!sint(a[at[i] + VS], ANY, &ax)) return bad(names[i], "row stride", a[at[i] + VS]);
+    if ((st = view(bufs, nbuf, a + at[i], rank, sh, 1, &n, &ax, names[i], &v)) != PT_OK) return st;
+    if (v.dtype != PT_F32) return pt_error(PT_EINVAL, "%s: dtype %d is not f32", names[i], v.dtype);
+  }
+  *work = numel(rank, sh);
+  return PT_OK;
+}
+
+static int im2col_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work) {
+  static const char *const what[14] = {"N", "C", "H", "W", "kH", "kW", "stride h", "stride w", "padding h", "padding w",
+                                       "dilation h", "dilation w", "OH", "OW"};
+  int64_t v[14];
+  int st = need("im2col", na, PT_IM2COL_SLOTS);
+  if (st != PT_OK) return st;
+  for (int i = 0; i < 14; i++) {
+    const int64_t lo = (i >= 6 && i < 8) || (i >= 10 && i < 12) ? 1 : 0, hi = i < 2 ? (int64_t)SLOT_MAX : 2147483647LL;
+    if (!sint(a[PT_IM2COL_N + i], lo, hi, &v[i])) return bad("im2col", what[i], a[PT_IM2COL_N + i]);
+  }
+  if (v[12] * v[13] > 2147483647LL) return pt_error(PT_EINVAL, "im2col: %lld x %lld outputs a plane is too many", (long long)v[12], (long long)v[13]);
+  const int64_t ish[4] = {v[0], v[1], v[2], v[3]}, osh[4] = {v[0], v[1], v[4] * v[5], v[12] * v[13]};
+  view_t in, out;
+  if ((st = view(bufs, nbuf, a + PT_IM2COL_IN, 4, ish, 0, NULL, NULL, "im2col: IN", &in)) != PT_OK ||
+      (st = view(bufs, nbuf, a + PT_IM2COL_OUT, 4, osh, 0, NULL, NULL, "im2col: OUT", &out)) != PT_OK)
+    return st;
+  if (in.dtype != PT_F32 || out.dtype != PT_F32) return pt_error(PT_EINVAL, "im2col: dtypes %d, %d are not f32", in.dtype, out.dtype);
+  *work = numel(2, ish);
+  return PT_OK;
+}
+
 static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *work, pt_matmul_plan *mm) {
   static const char *const names[3] = {"matmul: A", "matmul: B", "matmul: C"};
   view_t v[3];
@@ -387,6 +430,8 @@ static const struct { const char *name; int shape; } kinds[PT_K_COUNT] = {
     [PT_K_PHILOX] = {"philox", PT_SHAPE_ELEMENT},
     [PT_K_EWREDUCE] = {"ewreduce", PT_SHAPE_ROW},
     [PT_K_ATTENTION] = {"attention", PT_SHAPE_ROW},
+    [PT_K_ROWNORM] = {"rownorm", PT_SHAPE_ROW},
+    [PT_K_IM2COL] = {"im2col", PT_SHAPE_ROW},
 };
 
 /* The VIEWs each kind's kernel reads and the buffers one launch may name (blocks.h). */
@@ -406,6 +451,8 @@ static const struct { int views, bufs; } fixed[PT_K_COUNT] = {
     [PT_K_PHILOX] = {1, 1},
     [PT_K_EWREDUCE] = {0, ANY_BUFS}, /* like ew: the program's own */
     [PT_K_ATTENTION] = {5, 5},
+    [PT_K_ROWNORM] = {4, 4},
+    [PT_K_IM2COL] = {2, 2},
 };
 #define EW_MAGIC 0x50540001
 #define EW_MAX_DECLARED (1 << 20) /* more inputs than any block can hold: left to the driver to refuse */
@@ -466,7 +513,7 @@ int pt_program_source(const char *tag, const char *kind, const uint8_t *src, siz
   *k = pt_program_kind(kind);
   if (*k < 0)
     return pt_error(PT_EINVAL, "%s: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
-                    "index_put, index_get, nonzero, masked_select, philox, ewreduce or attention)", tag, kind);
+                    "index_put, index_get, nonzero, masked_select, philox, ewreduce, attention, rownorm or im2col)", tag, kind);
   if (srclen > 0 && src[srclen - 1] == 0) srclen--; /* renderers may NUL-terminate their text */
   if (srclen == 0 && *k != empty_ok) return pt_error(PT_EINVAL, "%s: a %s program needs %s; got none", tag, kind, needs);
   if (srclen > 0 && memchr(src, 0, srclen)) return pt_error(PT_EINVAL, "%s: the %s program's source contains a NUL byte", tag, kind);
@@ -498,6 +545,8 @@ static uint32_t written(int kind, const double *a) {
   case PT_K_PHILOX: return BUF(PT_PHILOX_OUT);
   case PT_K_EWREDUCE: return BUF(PT_EWREDUCE_VIEWS);
   case PT_K_ATTENTION: return BUF(PT_ATTENTION_OUT);
+  case PT_K_ROWNORM: return BUF(PT_ROWNORM_OUT);
+  case PT_K_IM2COL: return BUF(PT_IM2COL_OUT);
   default: return 0;
   }
 #undef BUF
@@ -520,6 +569,8 @@ static int check(int kind, const pt_mem_ref *bufs, int nbuf, const double *a, in
   case PT_K_PHILOX: return philox_block(bufs, nbuf, a, na, work);
   case PT_K_EWREDUCE: return ewreduce_block(bufs, nbuf, a, na, work);
   case PT_K_ATTENTION: return attention_block(bufs, nbuf, a, na, work);
+  case PT_K_ROWNORM: return rownorm_block(bufs, nbuf, a, na, work);
+  case PT_K_IM2COL: return im2col_block(bufs, nbuf, a, na, work);
   default: return pt_error(PT_EINVAL, "corrupt program (kind %d)", kind);
   }
 }

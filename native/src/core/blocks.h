@@ -76,6 +76,21 @@
  *            over j < S (j <= i when causal; mask only when masked, else MASK is not read).
  *            All f32; E, Ev <= 128. Rows of queries are independent (a ROW launch over
  *            batch x ceil(L / 256) tiles); a row with no key left is NaN, as 0 / 0.
+ *   rownorm [op, orank, oshape x8, n, eps (f32 bits), affine, IN VIEW (outer strides), in stride,
+ *            W VIEW, w stride, B VIEW, b stride, OUT VIEW (outer strides), out stride]
+ *            Each row (an index of oshape) of n f32 elements x_k (IN at its outer offset
+ *            plus k * in stride) gives OUT's row: op 0 softmax exp(x_k - m) / sum exp(x - m)
+ *            (m the row max), 1 logSoftmax (x_k - m) - log(sum exp(x - m)), 2 layerNorm
+ *            (x_k - mean) / sqrt(var + eps) (biased var), 3 rmsNorm x_k / sqrt(mean(x^2) + eps);
+ *            2 and 3 then times w_k (affine bit 1) and plus b_k (affine bit 2), W and B
+ *            the same for every row (their outer strides are 0), read only when their
+ *            bit is set. A row holding +inf, only -inf, or a NaN is NaN (softmax forms), as
+ *            PyTorch. All f32; ROW launch over the rows.
+ *   im2col  [N, C, H, W, kH, kW, stride h, w, padding h, w, dilation h, w, OH, OW, IN VIEW (over
+ *            [N, C, H, W]), OUT VIEW (over [N, C, kH * kW, OH * OW])]
+ *            out[n, c, i * kW + j, oy * OW + ox] = in[n, c, oy * sh - ph + i * dh, ox * sw - pw + j * dw],
+ *            0 where that position is outside [0, H) x [0, W): a convolution's columns. All f32; a
+ *            ROW launch over the N * C planes; OH * OW and H, W < 2^31.
  *   mode (gather, scatter, index_put): 0 error (negative indices count from the end; outside
  *   [-size, size) is PT_EKERNEL naming the index, axis and size), 1 clamp, 2 wrap (modulo).
  *   Index views may be int32 or int64; values are normalized as int64 before any use.
@@ -119,7 +134,7 @@
 /* Program kinds, in the order above. */
 enum { PT_K_EW, PT_K_REDUCE, PT_K_SCAN, PT_K_MATMUL, PT_K_SORT, PT_K_GATHER, PT_K_SCATTER, PT_K_INDEX_PUT,
        PT_K_INDEX_GET, PT_K_NONZERO, PT_K_MASKED_SELECT, PT_K_PHILOX, PT_K_EWREDUCE,
-       PT_K_ATTENTION, PT_K_COUNT };
+       PT_K_ATTENTION, PT_K_ROWNORM, PT_K_IM2COL, PT_K_COUNT };
 /* The most features an attention block's query, key or value rows may have (a kernel holds a row in registers). */
 #define PT_ATTENTION_MAX_E 128
 
@@ -127,7 +142,7 @@ enum { PT_K_EW, PT_K_REDUCE, PT_K_SCAN, PT_K_MATMUL, PT_K_SORT, PT_K_GATHER, PT_
  * program records the layout it was built for (pt_layout), compiled programs cached on disk
  * carry it (program_cache.c), and an entry written for another version is named on stderr and
  * recompiled instead of launched. */
-#define PT_BLOCK_ABI 3
+#define PT_BLOCK_ABI 4
 
 /* The argument layout a program was built for, fixed when it is created: the block ABI, the
  * kind, the VIEWs its kernel reads (ew and ewreduce: 1 + its inputs, 0 = not declared; index_put and

@@ -168,4 +168,38 @@
 #define PT_ATTENTION_OUT_ROWS 79
 #define PT_ATTENTION_OUT_COLS 80
 #define PT_ATTENTION_SLOTS 81
+/* im2col: n, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, in, out */
+#define PT_IM2COL_N 0
+#define PT_IM2COL_C 1
+#define PT_IM2COL_H 2
+#define PT_IM2COL_W 3
+#define PT_IM2COL_KH 4
+#define PT_IM2COL_KW 5
+#define PT_IM2COL_SH 6
+#define PT_IM2COL_SW 7
+#define PT_IM2COL_PH 8
+#define PT_IM2COL_PW 9
+#define PT_IM2COL_DH 10
+#define PT_IM2COL_DW 11
+#define PT_IM2COL_OH 12
+#define PT_IM2COL_OW 13
+#define PT_IM2COL_IN 14
+#define PT_IM2COL_OUT 25
+#define PT_IM2COL_SLOTS 36
+/* rownorm: op, orank, oshape, n, eps_bits, affine, in, in_stride, w, w_stride, b, b_stride, out, out_stride */
+#define PT_ROWNORM_OP 0
+#define PT_ROWNORM_ORANK 1
+#define PT_ROWNORM_OSHAPE 2
+#define PT_ROWNORM_N 10
+#define PT_ROWNORM_EPS_BITS 11
+#define PT_ROWNORM_AFFINE 12
+#define PT_ROWNORM_IN 13
+#define PT_ROWNORM_IN_STRIDE 24
+#define PT_ROWNORM_W 25
+#define PT_ROWNORM_W_STRIDE 36
+#define PT_ROWNORM_B 37
+#define PT_ROWNORM_B_STRIDE 48
+#define PT_ROWNORM_OUT 49
+#define PT_ROWNORM_OUT_STRIDE 60
+#define PT_ROWNORM_SLOTS 61
 #endif

@@ -80,6 +80,7 @@ enum { PT_F32 = 0, PT_F16 = 1, PT_BF16 = 2, PT_F64 = 3, PT_I32 = 4, PT_I64 = 5, 
 #define PT_SYNC() __syncthreads()
 #define PT_GROUPS gridDim.x
 ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
+#define pt_f32_isnan(x) ((x) != (x))
 #define pt_mulhi32 __umulhi
 #define pt_facc_log log
 #define pt_facc_cos cos

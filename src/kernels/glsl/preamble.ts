@@ -117,6 +117,7 @@ ${slotDefines()}
 #define PT_SYNC() barrier()
 #define PT_GROUPS gl_NumWorkGroups.x
 ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
+#define pt_f32_isnan(x) isnan(x)
 #define pt_facc_log pt_log
 #define pt_facc_cos pt_cos
 #define PT_FACC_TWO_PI 6.283185307179586476925lf

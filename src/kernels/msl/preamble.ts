@@ -99,6 +99,7 @@ typedef ulong pt_u64;
 #define pt_ld_facc pt_ld_df
 #define pt_st_facc pt_st_df
 #define pt_f32_nz(x) pt_nz(x) /* by the bits: Metal flushes subnormals */
+#define pt_f32_isnan(x) ((as_type<uint>(x) & 0x7fffffffu) > 0x7f800000u) /* by the bits: fast math folds isnan */
 #define pt_mulhi32 mulhi
 #define pt_as_f32(u) as_type<float>(u)
 #define pt_exp_f32(x) exp(x)

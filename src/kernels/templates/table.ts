@@ -8,6 +8,8 @@ import { scan } from "./reduce.ts";
 import { sort, type SortPlan } from "./sort.ts";
 import { philox } from "./random.ts";
 import { attention, ATTENTION_SIZES } from "./attention.ts";
+import { rownorm } from "./rownorm.ts";
+import { im2col } from "./im2col.ts";
 
 /** What a language writes itself, or sizes, of the template kinds. */
 export interface OwnTemplates {
@@ -31,6 +33,8 @@ export const templateTable = (d: Dialect, own: OwnTemplates): Readonly<Record<st
   nonzero: nonzero(d),
   masked_select: maskedSelect(d),
   philox: philox(d, own.normalZ),
+  rownorm: rownorm(d),
+  im2col: im2col(d),
   ...Object.fromEntries(ATTENTION_SIZES.map((e) => [`attention.${e}`, attention(d, e)])),
 });
 

@@ -160,10 +160,10 @@ static void cpu_fence_free(void *ctx, void *f) { (void)ctx; free(f); }
 
 /* ---- programs ----------------------------------------------------------------------- */
 
-enum { K_EW, K_REDUCE, K_SCAN, K_MATMUL, K_SORT, K_GATHER, K_SCATTER, K_INDEX_PUT, K_INDEX_GET, K_NONZERO, K_MASKED_SELECT, K_PHILOX, K_EWREDUCE, K_ATTENTION, K_COUNT };
+enum { K_EW, K_REDUCE, K_SCAN, K_MATMUL, K_SORT, K_GATHER, K_SCATTER, K_INDEX_PUT, K_INDEX_GET, K_NONZERO, K_MASKED_SELECT, K_PHILOX, K_EWREDUCE, K_ATTENTION, K_ROWNORM, K_IM2COL, K_COUNT };
 static const char *const kind_names[K_COUNT] = {"ew", "reduce", "scan", "matmul", "sort", "gather", "scatter",
                                                 "index_put", "index_get", "nonzero", "masked_select", "philox",
-                                                "ewreduce", "attention"};
+                                                "ewreduce", "attention", "rownorm", "im2col"};
 
 typedef struct { int kind; cpu_ew_program *ew; } cpu_prog;
 
@@ -173,7 +173,7 @@ static int cpu_program_create(void *ctx, const char *kind, const uint8_t *src, s
   while (k < K_COUNT && strcmp(kind, kind_names[k]) != 0) k++;
   if (k == K_COUNT)
     return pt_error(PT_EINVAL, "cpu: unknown program kind \"%s\" (expected ew, reduce, scan, matmul, sort, gather, scatter, "
-                    "index_put, index_get, nonzero, masked_select, philox, ewreduce or attention)", kind);
+                    "index_put, index_get, nonzero, masked_select, philox, ewreduce, attention, rownorm or im2col)", kind);
   cpu_prog *p = calloc(1, sizeof *p);
   if (!p) return pt_error(PT_EOOM, "cpu: out of host memory for a program");
   p->kind = k;
@@ -210,6 +210,8 @@ static int cpu_launch(void *ctx, void *q, void *prog, const pt_mem_ref *b, int n
   case K_PHILOX: return cpu_philox(b, nb, a, na);
   case K_EWREDUCE: return cpu_ewreduce(p->ew, b, nb, a, na);
   case K_ATTENTION: return cpu_attention(b, nb, a, na);
+  case K_ROWNORM: return cpu_rownorm(b, nb, a, na);
+  case K_IM2COL: return cpu_im2col(b, nb, a, na);
   default: return pt_error(PT_EINVAL, "cpu: corrupt program");
   }
 }

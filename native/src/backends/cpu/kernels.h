@@ -44,6 +44,8 @@ int cpu_nonzero(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
 int cpu_masked_select(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
 int cpu_philox(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
 int cpu_attention(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
+int cpu_rownorm(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
+int cpu_im2col(const pt_mem_ref *bufs, int nbuf, const double *a, int na);
 int cpu_has_blas(void);
 
 #endif

@@ -1,0 +1,153 @@
+/**
+ * rownorm written once (ROW launch; the CPU's is rownorm.c): softmax, logSoftmax, layerNorm and rmsNorm of each row, a
+ * group of PT_BLOCK invocations a row. Invocation tid owns positions tid, tid + PT_BLOCK, ...: a row of at most PT_RN_R
+ * such positions each is loaded once into registers, all loads issued first, and every pass reads the registers; a
+ * longer row is read again by each pass (from cache), four loads at a time. A pass folds the invocation's positions in
+ * order into its statistic (softmax: a running maximum and the sum of exp rescaled to it, online; layerNorm: the sum,
+ * then the squared deviations; rmsNorm: the sum of squares), the group folds those as a fixed tree in shared memory,
+ * and the last pass writes the outputs. Sums are float32. NaN and infinities are tested for, not left to arithmetic
+ * that a driver may compile without NaN (Vulkan drivers need not keep it).
+ */
+import type { Dialect } from "../dialect.ts";
+
+/** The positions an invocation holds in registers: rows up to PT_RN_R * PT_BLOCK elements are read from memory once. */
+export const ROWNORM_HELD = 16;
+
+/** The rownorm kernel. */
+export const rownorm = (d: Dialect): string =>
+  String.raw`
+#undef PT_RN_R
+#define PT_RN_R ${ROWNORM_HELD}
+PT_SHARED_GLOBAL(float, rm)
+PT_SHARED_GLOBAL(float, rs)
+/* Folds x into a running (m, s), s the sum of exp(x - m) so far: -inf adds nothing, a NaN makes s NaN for good. */
+PT_FN void pt_rn_online(PT_INOUT(float) m, PT_INOUT(float) s, float x) {
+  if (pt_f32_isnan(x) || pt_f32_isnan(s)) {
+    s = pt_as_f32(0x7fc00000u);
+  } else if (x > m) {
+    s = s * pt_exp_f32(m - x) + 1.0f;
+    m = x;
+  } else if (x > pt_as_f32(0xff800000u)) {
+    s += pt_exp_f32(x - m);
+  }
+}
+/* Pass \`what\` folds x: 0 the online softmax, 1 adds x, 2 adds (x - c)^2, 3 adds x^2. */
+PT_FN void pt_rn_add(int what, float x, float c, PT_INOUT(float) m, PT_INOUT(float) s) {
+  if (what == 0) {
+    pt_rn_online(m, s, x);
+  } else {
+    const float dx = what == 2 ? x - c : x;
+    s += what == 1 ? x : dx * dx;
+  }
+}
+/* One pass over n positions of a row at element io of buffer b, stride si, read from memory. */
+PT_FN void pt_rn_pass(PT_PTR b, pt_i64 io, pt_i64 si, pt_i64 n, int what, float c, int tid, PT_INOUT(float) m, PT_INOUT(float) s) {
+  pt_i64 k = pt_i64(tid);
+  for (; k + pt_i64(3 * PT_BLOCK) < n; k += pt_i64(4 * PT_BLOCK)) {
+    float x[4];
+    PT_UNROLL
+    for (int u = 0; u < 4; u++) x[u] = pt_raw_f32(b, io + (k + pt_i64(u * PT_BLOCK)) * si);
+    PT_UNROLL
+    for (int u = 0; u < 4; u++) pt_rn_add(what, x[u], c, m, s);
+  }
+  for (; k < n; k += pt_i64(PT_BLOCK)) pt_rn_add(what, pt_raw_f32(b, io + k * si), c, m, s);
+}
+/* The group's fixed tree over every invocation's (m, s) (online) or s; every invocation gets the result. */
+PT_FN void pt_rn_fold(PT_SH(float, rm) PT_SH(float, rs) bool online, int tid, PT_INOUT(float) m, PT_INOUT(float) s) {
+  rm[tid] = m;
+  rs[tid] = s;
+  PT_SYNC();
+  for (int w = PT_BLOCK / 2; w > 0; w >>= 1) {
+    if (tid < w) {
+      if (online) {
+        const float m1 = rm[tid], m2 = rm[tid + w], s1 = rs[tid], s2 = rs[tid + w], mx = m1 > m2 ? m1 : m2;
+        /* an empty part (s = 0) adds nothing, even where its m is -inf */
+        if (pt_f32_isnan(s1) || pt_f32_isnan(s2)) rs[tid] = pt_as_f32(0x7fc00000u);
+        else rs[tid] = (s1 == 0.0f ? 0.0f : s1 * pt_exp_f32(m1 - mx)) + (s2 == 0.0f ? 0.0f : s2 * pt_exp_f32(m2 - mx));
+        rm[tid] = mx;
+      } else {
+        rs[tid] = rs[tid] + rs[tid + w];
+      }
+    }
+    PT_SYNC();
+  }
+  m = rm[0];
+  s = rs[0];
+  PT_SYNC(); /* rm and rs are reused by the next fold */
+}
+/* Output y of x: op 0 exp(x - m) / s, 1 (x - m) - c, 2 and 3 (x - c) * scale then weight and bias; NaN for a NaN row. */
+PT_FN float pt_rn_out(int op, int affine, bool nanrow, float x, float m, float s, float c, float scale, pt_view vw, pt_i64 sw,
+                      pt_view vb, pt_i64 sb, pt_i64 k) {
+  if (op == 0) return nanrow ? pt_as_f32(0x7fc00000u) : pt_div(pt_exp_f32(x - m), s);
+  if (op == 1) return nanrow ? pt_as_f32(0x7fc00000u) : (x - m) - c;
+  float y = (x - c) * scale;
+  if ((affine & 1) != 0) y = y * pt_raw_f32(vw.b, vw.off + k * sw);
+  if ((affine & 2) != 0) y = y + pt_raw_f32(vb.b, vb.off + k * sb);
+  return y;
+}
+/* rownorm [op, orank, oshape x8, n, eps (f32 bits), affine, IN VIEW, in stride, W VIEW, w stride, B VIEW, b stride,
+ *          OUT VIEW, out stride]; ROW launch over the rows. */
+${d.bounds(4)}${d.kernel}
+  PT_SHARED_LOCAL(float, rm)
+  PT_SHARED_LOCAL(float, rs)
+  const int op = int(PT_A(PT_ROWNORM_OP)), orank = int(PT_A(PT_ROWNORM_ORANK)), affine = int(PT_A(PT_ROWNORM_AFFINE));
+  pt_i64 oshape[PT_MAX_RANK];
+  const pt_i64 rows = PT_SHAPE(PT_ROWNORM_OSHAPE, orank, oshape);
+  const pt_i64 n = PT_A(PT_ROWNORM_N), si = PT_A(PT_ROWNORM_IN_STRIDE), so = PT_A(PT_ROWNORM_OUT_STRIDE);
+  const pt_i64 sw = PT_A(PT_ROWNORM_W_STRIDE), sb = PT_A(PT_ROWNORM_B_STRIDE);
+  const float eps = pt_as_f32(pt_u32(PT_A(PT_ROWNORM_EPS_BITS))), ninf = pt_as_f32(0xff800000u), pinf = pt_as_f32(0x7f800000u);
+  const pt_view vin = PT_VIEW(PT_ROWNORM_IN), vw = PT_VIEW(PT_ROWNORM_W), vb = PT_VIEW(PT_ROWNORM_B), vout = PT_VIEW(PT_ROWNORM_OUT);
+  const bool soft = op < 2, held = n <= pt_i64(PT_RN_R * PT_BLOCK);
+  const int tid = PT_TID, first = soft ? 0 : op == 2 ? 1 : 3;
+  for (pt_i64 row = pt_i64(PT_GROUP_ID); row < rows; row += pt_i64(PT_GROUPS)) {
+    const pt_i64 io = vin.off + pt_offset_of(row, orank, oshape, vin.st), oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
+    float xs[PT_RN_R];
+    float m = soft ? ninf : 0.0f, s = 0.0f;
+    if (held) {
+      PT_UNROLL_REGS
+      for (int u = 0; u < PT_RN_R; u++) {
+        const pt_i64 k = pt_i64(tid + u * PT_BLOCK);
+        xs[u] = k < n ? pt_raw_f32(vin.b, io + k * si) : 0.0f;
+      }
+      PT_UNROLL_REGS
+      for (int u = 0; u < PT_RN_R; u++) {
+        if (pt_i64(tid + u * PT_BLOCK) < n) pt_rn_add(first, xs[u], 0.0f, m, s);
+      }
+    } else {
+      pt_rn_pass(vin.b, io, si, n, first, 0.0f, tid, m, s);
+    }
+    pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) soft, tid, m, s);
+    float c = 0.0f, scale = 1.0f;
+    /* +inf - +inf, a NaN, or a row of -inf only: PyTorch's row is NaN */
+    const bool nanrow = soft && (pt_f32_isnan(s) || m == pinf || m == ninf);
+    if (op == 1 && !nanrow) c = log(s);
+    if (op == 2) {
+      c = pt_div(s, float(n));
+      float q = 0.0f;
+      if (held) {
+        PT_UNROLL_REGS
+        for (int u = 0; u < PT_RN_R; u++) {
+          if (pt_i64(tid + u * PT_BLOCK) < n) pt_rn_add(2, xs[u], c, m, q);
+        }
+      } else {
+        pt_rn_pass(vin.b, io, si, n, 2, c, tid, m, q);
+      }
+      pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) false, tid, m, q);
+      s = q;
+    }
+    if (!soft) scale = pt_div(1.0f, pt_sqrt(pt_div(s, float(n)) + eps));
+    if (held) {
+      PT_UNROLL_REGS
+      for (int u = 0; u < PT_RN_R; u++) {
+        const pt_i64 k = pt_i64(tid + u * PT_BLOCK);
+        if (k < n) pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, xs[u], m, s, c, scale, vw, sw, vb, sb, k));
+      }
+    } else {
+      for (pt_i64 k = pt_i64(tid); k < n; k += pt_i64(PT_BLOCK)) {
+        const float x = pt_raw_f32(vin.b, io + k * si);
+        pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, x, m, s, c, scale, vw, sw, vb, sb, k));
+      }
+    }
+  }
+}
+`;
