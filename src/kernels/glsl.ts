@@ -37,7 +37,7 @@ export const GLSL_SORT: SortPlan = { slots: 2048, chunks: false, unroll: 8 };
 export const GLSL_TEMPLATES = templateTable(GLSL_DIALECT, { reduce: REDUCE, matmul: MATMUL, sort: GLSL_SORT });
 
 /** Templates that call math.ts (the rest skip its text, and its compile time). */
-const USES_MATH = new Set(["philox"]);
+const USES_MATH = new Set(["philox", "rownorm"]);
 
 /** GLSL source of an elementwise program, from its bytecode (for tests and tools). */
 export const glslElementwiseSource = ewSourceOf(GLSL_EW);

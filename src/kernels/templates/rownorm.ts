@@ -1,8 +1,8 @@
 /**
  * rownorm written once (ROW launch; the CPU's is rownorm.c): softmax, logSoftmax, layerNorm and rmsNorm of each row, a
- * group of PT_BLOCK invocations a row. Invocation tid owns positions tid, tid + PT_BLOCK, ...: a row of at most PT_RN_R
- * such positions each is loaded once into registers, all loads issued first, and every pass reads the registers; a
- * longer row is read again by each pass (from cache), four loads at a time. A pass folds the invocation's positions in
+ * group of PT_BLOCK invocations a row. Invocation tid owns positions tid, tid + PT_BLOCK, ..., which each pass reads with
+ * four loads issued at a time; passes after the first find the row in cache (holding 16 positions an invocation in
+ * registers instead measured slower on the H200: fewer groups fit). A pass folds the invocation's positions in
  * order into its statistic (softmax: a running maximum and the sum of exp rescaled to it, online; layerNorm: the sum,
  * then the squared deviations; rmsNorm: the sum of squares), the group folds those as a fixed tree in shared memory,
  * and the last pass writes the outputs. Sums are float32. NaN and infinities are tested for, not left to arithmetic
@@ -10,14 +10,9 @@
  */
 import type { Dialect } from "../dialect.ts";
 
-/** The positions an invocation holds in registers: rows up to PT_RN_R * PT_BLOCK elements are read from memory once. */
-export const ROWNORM_HELD = 16;
-
 /** The rownorm kernel. */
 export const rownorm = (d: Dialect): string =>
   String.raw`
-#undef PT_RN_R
-#define PT_RN_R ${ROWNORM_HELD}
 PT_SHARED_GLOBAL(float, rm)
 PT_SHARED_GLOBAL(float, rs)
 /* Folds x into a running (m, s), s the sum of exp(x - m) so far: -inf adds nothing, a NaN makes s NaN for good. */
@@ -75,14 +70,15 @@ PT_FN void pt_rn_fold(PT_SH(float, rm) PT_SH(float, rs) bool online, int tid, PT
   s = rs[0];
   PT_SYNC(); /* rm and rs are reused by the next fold */
 }
-/* Output y of x: op 0 exp(x - m) / s, 1 (x - m) - c, 2 and 3 (x - c) * scale then weight and bias; NaN for a NaN row. */
+/* Output y of x: op 0 exp(x - m) / s, 1 (x - m) - c, 2 and 3 (x - c) * scale then weight and bias; NaN for a NaN row.
+ * Each step rounds on its own (pt_sub, ...): a driver free to reassociate made (x - m) - c into x - (m + c). */
 PT_FN float pt_rn_out(int op, int affine, bool nanrow, float x, float m, float s, float c, float scale, pt_view vw, pt_i64 sw,
                       pt_view vb, pt_i64 sb, pt_i64 k) {
   if (op == 0) return nanrow ? pt_as_f32(0x7fc00000u) : pt_div(pt_exp_f32(x - m), s);
-  if (op == 1) return nanrow ? pt_as_f32(0x7fc00000u) : (x - m) - c;
-  float y = (x - c) * scale;
-  if ((affine & 1) != 0) y = y * pt_raw_f32(vw.b, vw.off + k * sw);
-  if ((affine & 2) != 0) y = y + pt_raw_f32(vb.b, vb.off + k * sb);
+  if (op == 1) return nanrow ? pt_as_f32(0x7fc00000u) : pt_sub(pt_sub(x, m), c);
+  float y = pt_mul(pt_sub(x, c), scale);
+  if ((affine & 1) != 0) y = pt_mul(y, pt_raw_f32(vw.b, vw.off + k * sw));
+  if ((affine & 2) != 0) y = pt_add(y, pt_raw_f32(vb.b, vb.off + k * sb));
   return y;
 }
 /* rownorm [op, orank, oshape x8, n, eps (f32 bits), affine, IN VIEW, in stride, W VIEW, w stride, B VIEW, b stride,
@@ -97,56 +93,28 @@ ${d.bounds(4)}${d.kernel}
   const pt_i64 sw = PT_A(PT_ROWNORM_W_STRIDE), sb = PT_A(PT_ROWNORM_B_STRIDE);
   const float eps = pt_as_f32(pt_u32(PT_A(PT_ROWNORM_EPS_BITS))), ninf = pt_as_f32(0xff800000u), pinf = pt_as_f32(0x7f800000u);
   const pt_view vin = PT_VIEW(PT_ROWNORM_IN), vw = PT_VIEW(PT_ROWNORM_W), vb = PT_VIEW(PT_ROWNORM_B), vout = PT_VIEW(PT_ROWNORM_OUT);
-  const bool soft = op < 2, held = n <= pt_i64(PT_RN_R * PT_BLOCK);
+  const bool soft = op < 2;
   const int tid = PT_TID, first = soft ? 0 : op == 2 ? 1 : 3;
   for (pt_i64 row = pt_i64(PT_GROUP_ID); row < rows; row += pt_i64(PT_GROUPS)) {
     const pt_i64 io = vin.off + pt_offset_of(row, orank, oshape, vin.st), oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
-    float xs[PT_RN_R];
     float m = soft ? ninf : 0.0f, s = 0.0f;
-    if (held) {
-      PT_UNROLL_REGS
-      for (int u = 0; u < PT_RN_R; u++) {
-        const pt_i64 k = pt_i64(tid + u * PT_BLOCK);
-        xs[u] = k < n ? pt_raw_f32(vin.b, io + k * si) : 0.0f;
-      }
-      PT_UNROLL_REGS
-      for (int u = 0; u < PT_RN_R; u++) {
-        if (pt_i64(tid + u * PT_BLOCK) < n) pt_rn_add(first, xs[u], 0.0f, m, s);
-      }
-    } else {
-      pt_rn_pass(vin.b, io, si, n, first, 0.0f, tid, m, s);
-    }
+    pt_rn_pass(vin.b, io, si, n, first, 0.0f, tid, m, s);
     pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) soft, tid, m, s);
     float c = 0.0f, scale = 1.0f;
     /* +inf - +inf, a NaN, or a row of -inf only: PyTorch's row is NaN */
     const bool nanrow = soft && (pt_f32_isnan(s) || m == pinf || m == ninf);
-    if (op == 1 && !nanrow) c = log(s);
+    if (op == 1 && !nanrow) c = pt_log_f32(s);
     if (op == 2) {
       c = pt_div(s, float(n));
       float q = 0.0f;
-      if (held) {
-        PT_UNROLL_REGS
-        for (int u = 0; u < PT_RN_R; u++) {
-          if (pt_i64(tid + u * PT_BLOCK) < n) pt_rn_add(2, xs[u], c, m, q);
-        }
-      } else {
-        pt_rn_pass(vin.b, io, si, n, 2, c, tid, m, q);
-      }
+      pt_rn_pass(vin.b, io, si, n, 2, c, tid, m, q);
       pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) false, tid, m, q);
       s = q;
     }
     if (!soft) scale = pt_div(1.0f, pt_sqrt(pt_div(s, float(n)) + eps));
-    if (held) {
-      PT_UNROLL_REGS
-      for (int u = 0; u < PT_RN_R; u++) {
-        const pt_i64 k = pt_i64(tid + u * PT_BLOCK);
-        if (k < n) pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, xs[u], m, s, c, scale, vw, sw, vb, sb, k));
-      }
-    } else {
-      for (pt_i64 k = pt_i64(tid); k < n; k += pt_i64(PT_BLOCK)) {
-        const float x = pt_raw_f32(vin.b, io + k * si);
-        pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, x, m, s, c, scale, vw, sw, vb, sb, k));
-      }
+    for (pt_i64 k = pt_i64(tid); k < n; k += pt_i64(PT_BLOCK)) {
+      const float x = pt_raw_f32(vin.b, io + k * si);
+      pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, x, m, s, c, scale, vw, sw, vb, sb, k));
     }
   }
 }
