@@ -75,7 +75,7 @@
  *            out[b, i, :] = softmax_j(scale * q[b, i, :] . k[b, j, :] + mask[b, i, j]) v[b, j, :]
  *            over j < S (j <= i when causal; mask only when masked, else MASK is not read).
  *            All f32; E, Ev <= 128. Rows of queries are independent (a ROW launch over
- *            batch x ceil(L / 256) tiles); a row with no key left is NaN, as 0 / 0.
+ *            batch x ceil(L / 64) tiles); a row with no key left is NaN, as 0 / 0.
  *   mode (gather, scatter, index_put): 0 error (negative indices count from the end; outside
  *   [-size, size) is PT_EKERNEL naming the index, axis and size), 1 clamp, 2 wrap (modulo).
  *   Index views may be int32 or int64; values are normalized as int64 before any use.

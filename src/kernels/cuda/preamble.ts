@@ -86,6 +86,7 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define PT_FACC_TWO_PI 6.283185307179586476925
 #define pt_as_f32 __uint_as_float
 #define pt_exp_f32 expf
+#define pt_fma_f32 fmaf
 #define pt_f32_bits __float_as_uint
 #define PT_INOUT(T) T &
 #define PT_FACC_INF PT_INF

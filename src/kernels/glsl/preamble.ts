@@ -122,6 +122,7 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
 #define PT_FACC_TWO_PI 6.283185307179586476925lf
 #define pt_as_f32 uintBitsToFloat
 #define pt_exp_f32 exp
+#define pt_fma_f32 fma
 #define pt_f32_bits floatBitsToUint
 #define pt_msb(x) findMSB(x)
 #define PT_INOUT(T) inout T
