@@ -1,9 +1,10 @@
 /**
  * scaledDotProductAttention's fused kernel (float32, no dropout, features up to 128) against a plain JS softmax of
  * products in float64: every program size and the composition past it, causal with L < S and L > S, bool and float
- * masks broadcast over batch dims, strided and broadcast operands, query counts past one group of 256 and key
- * counts past one shared tile, all-masked rows, empty shapes, and the gradient rule (the weights recomputed in
- * backward) against finite differences and against the composition's own gradient.
+ * masks broadcast over batch dims, strided and broadcast operands, query counts around a group of 64 and key counts
+ * past one shared tile, features that leave a lane's slice padding, a NaN score, all-masked rows, empty shapes, and
+ * the gradient rule (the weights recomputed in backward) against finite differences and against the composition's own
+ * gradient.
  */
 import * as pt from "../mod.ts";
 import { assert, assertClose, assertTensorError, rng, test } from "./harness.ts";
@@ -109,6 +110,40 @@ test("sdpa past one group of queries and one shared tile of keys: L 300, S 333, 
     const [ours, ref] = both(c, isCausal ? 5 : 6, { isCausal, scale: 0.7 });
     assertClose(ours, ref, 3e-5, 3e-6, `causal ${isCausal}`);
   }
+});
+
+test("sdpa at query counts around a group of 64 (1, 63, 64, 65, 130) and key counts off the tile, causal and not", () => {
+  for (const [l, s] of [[1, 17], [63, 70], [64, 64], [65, 9], [130, 131]]) {
+    for (const isCausal of [false, true]) {
+      // E 5 and Ev 7 run the 16-feature program: each lane's slice of 4 is partly or wholly padding
+      const [ours, ref] = both({ qb: [2], kb: [2], vb: [2], l, s, e: 5, ev: 7 }, l * 13 + s + (isCausal ? 1 : 0), { isCausal });
+      assertClose(ours, ref, 2e-5, 2e-6, `L ${l}, S ${s}, causal ${isCausal}`);
+    }
+  }
+});
+
+test("sdpa with 128 features past one group and one tile: causal with L != S, and a float mask [L, S]", () => {
+  const c = { qb: [2], kb: [2], vb: [2], l: 130, s: 77, e: 128, ev: 128 };
+  const [oc, rc] = both(c, 30, { isCausal: true });
+  assertClose(oc, rc, 3e-5, 3e-6, "causal");
+  const { t: fm, v: fv } = rand([130, 77], 31, 2);
+  const [om, rm] = both(c, 32, { attnMask: fm }, (_b, i, j) => fv[i * 77 + j]);
+  assertClose(om, rm, 3e-5, 3e-6, "float mask");
+});
+
+test("sdpa: a NaN in the float mask makes its query's row NaN and no other", () => {
+  const c = { qb: [2], kb: [2], vb: [2], l: 70, s: 20, e: 24, ev: 9 };
+  const fv = rand([70, 20], 35, 2).v;
+  fv[66 * 20 + 13] = NaN; // query 66, past the first group of 64
+  const fm = pt.tensor(Float32Array.from(fv)).reshape([70, 20]);
+  const [ours, ref] = both(c, 36, { attnMask: fm }, (_b, i, j) => fv[i * 20 + j]);
+  for (let b = 0; b < 2; b++) {
+    for (let i = 0; i < 70; i++) {
+      const row = ours.slice((b * 70 + i) * 9, (b * 70 + i + 1) * 9);
+      assert.ok(row.every((x) => Number.isNaN(x) === (i === 66)), `batch ${b}, query ${i}: NaN only in row 66`);
+    }
+  }
+  assertClose(ours, ref, 2e-5, 2e-6, "the other rows");
 });
 
 test("sdpa bool and float masks broadcast over batch dims; operand batch dims broadcast against each other", () => {

@@ -48,6 +48,7 @@
  *   pt_as_f32, pt_f32_bits   float <-> its bits; pt_msb(x) the highest set bit's index (GLSL)
  *   pt_exp_f32(x)            e^x of a float in float precision
  *   pt_log_f32(x)            the natural log of a float, to about an ulp (GLSL: math.ts's, for templates in USES_MATH)
+ *   pt_fma_f32(a, b, c)      a * b + c of floats rounded once (attention's dot products and sums; matmul's fma)
  *   pt_f32_nz(x)             whether a float is nonzero as the CPU tests it (NaN is; Metal tests the bits)
  *   pt_f32_isnan(x)          whether a float is NaN (Metal tests the bits)
  *   pt_mulhi32(a, b)         the high word of a 32 x 32-bit product

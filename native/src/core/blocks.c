@@ -334,7 +334,7 @@ static int attention_block(const pt_mem_ref *bufs, int nbuf, const double *a, in
     if ((st = view(bufs, nbuf, a + at[i], brank, bshape, 2, sh, sd, names[i], &v)) != PT_OK) return st;
     if (v.dtype != PT_F32) return pt_error(PT_EINVAL, "%s: dtype %d is not f32", names[i], v.dtype);
   }
-  *work = numel(brank, bshape) * ((l + 255) / 256);
+  *work = numel(brank, bshape) * ((l + 63) / 64); /* a row per 64 queries: ATTENTION_QUERIES of templates/attention.ts */
   return PT_OK;
 }
 

@@ -75,7 +75,7 @@
  *            out[b, i, :] = softmax_j(scale * q[b, i, :] . k[b, j, :] + mask[b, i, j]) v[b, j, :]
  *            over j < S (j <= i when causal; mask only when masked, else MASK is not read).
  *            All f32; E, Ev <= 128. Rows of queries are independent (a ROW launch over
- *            batch x ceil(L / 256) tiles); a row with no key left is NaN, as 0 / 0.
+ *            batch x ceil(L / 64) tiles); a row with no key left is NaN, as 0 / 0.
  *   rownorm [op, orank, oshape x8, n, eps (f32 bits), affine, IN VIEW (outer strides), in stride,
  *            W VIEW, w stride, B VIEW, b stride, OUT VIEW (outer strides), out stride]
  *            Each row (an index of oshape) of n f32 elements x_k (IN at its outer offset

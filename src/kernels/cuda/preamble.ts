@@ -88,6 +88,7 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0f) /* NaN is nonzero */
 #define pt_as_f32 __uint_as_float
 #define pt_exp_f32 expf
 #define pt_log_f32 logf
+#define pt_fma_f32 fmaf
 #define pt_f32_bits __float_as_uint
 #define PT_INOUT(T) T &
 #define PT_FACC_INF PT_INF

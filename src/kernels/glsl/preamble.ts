@@ -124,6 +124,7 @@ ${DOUBLE_FACC}#define pt_f32_nz(x) ((x) != 0.0) /* unordered: NaN is nonzero */
 #define pt_as_f32 uintBitsToFloat
 #define pt_exp_f32 exp
 #define pt_log_f32(x) float(pt_log(double(x))) /* math.ts's: the driver's log may keep about 12 bits */
+#define pt_fma_f32 fma
 #define pt_f32_bits floatBitsToUint
 #define pt_msb(x) findMSB(x)
 #define PT_INOUT(T) inout T

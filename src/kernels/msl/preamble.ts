@@ -104,6 +104,7 @@ typedef ulong pt_u64;
 #define pt_as_f32(u) as_type<float>(u)
 #define pt_exp_f32(x) exp(x)
 #define pt_log_f32(x) log(x)
+#define pt_fma_f32(a, b, c) fma(a, b, c)
 #define pt_f32_bits(f) as_type<uint>(f)
 #define PT_INOUT(T) thread T &
 #define PT_HI(x) (x).hi /* max, min and their args compare the float part */
