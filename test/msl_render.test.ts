@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { kindOf } from "../src/kernels/launch.ts";
-import { ATTENTION_SIZES } from "../src/kernels/templates/attention.ts";
+import { binary, cast, COMPARES, COMPUTE, decode, KINDS, load, mixed, NAMES, PREDICATES, unary } from "./render_common.ts";
 import { assert, test, testUnless } from "./harness.ts";
 import { BINARY, binaryDefined, type BinaryOp, type Expr, FLOAT_ONLY_UNARY, UNARY, type UnaryOp } from "../src/kernels/ir.ts";
 import { MSL_TEMPLATES, mslElementwiseReduceSource, mslElementwiseSource, mslRenderer, mslTemplateSource } from "../src/kernels/msl.ts";
@@ -24,50 +24,11 @@ import { DF_HELPERS } from "../src/kernels/msl/df.ts";
 import { EW_HELPERS } from "../src/kernels/msl/ew_helpers.ts";
 import type { DType } from "../src/base/dtype.ts";
 
-const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-const load = (input: number, dtype: DType): Expr => ({ k: "load", input, dtype });
-const unary = (op: UnaryOp, a: Expr, dtype: DType): Expr => ({ k: "unary", op, a, dtype });
-const binary = (op: BinaryOp, a: Expr, b: Expr, dtype: DType): Expr => ({ k: "binary", op, a, b, dtype });
-const cast = (a: Expr, dtype: DType): Expr => ({ k: "cast", a, dtype });
-
-const PREDICATES = new Set<UnaryOp>(["logicalNot", "isnan", "isinf", "isfinite", "nonzero"]);
-const COMPARES = new Set<BinaryOp>(["eq", "ne", "lt", "le", "gt", "ge", "logicalAnd", "logicalOr", "logicalXor"]);
-const COMPUTE: DType[] = ["float32", "float64", "int32", "int64"];
-const KINDS = [
-  "reduce",
-  "scan",
-  "matmul",
-  "sort",
-  "gather",
-  "scatter",
-  "index_put",
-  "index_get",
-  "nonzero",
-  "masked_select",
-  "philox",
-  "rownorm",
-  "im2col",
-];
-/** Template names: one per kind of blocks.h, attention one per feature size. */
-const NAMES = [...KINDS, ...ATTENTION_SIZES.map((e) => `attention.${e}`)];
-
 function unarySource(op: UnaryOp, dt: DType): string {
   return mslElementwiseSource(unary(op, load(0, dt), PREDICATES.has(op) ? "bool" : dt), 1);
 }
 function binarySource(op: BinaryOp, dt: DType): string {
   return mslElementwiseSource(binary(op, load(0, dt), load(1, dt), COMPARES.has(op) ? "bool" : dt), 2);
-}
-
-/** One expression touching every kind of node: where, casts, index, constants, f64 registers. */
-function mixed(): Expr {
-  const x = load(0, "float16"), i = cast(load(1, "int64"), "int64");
-  const c: Expr = { k: "const", index: 0, dtype: "float32" };
-  const idx: Expr = { k: "index", dtype: "int32" };
-  const cond = binary("lt", cast(idx, "int64"), i, "bool");
-  const f = binary("add", unary("gelu", x, "float32"), c, "float32");
-  const g = binary("mod", cast(i, "float64"), { k: "const", index: 1, dtype: "float64" }, "float64");
-  const w: Expr = { k: "where", c: cond, a: f, b: cast(g, "float32"), dtype: "float32" };
-  return cast(w, "uint8");
 }
 
 /** A creation-style program: the index and constants in f64, as generate() builds them. */

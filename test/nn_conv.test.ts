@@ -261,3 +261,27 @@ test("float32 conv2d (the fused columns) has the float64 composition's gradients
     assertClose(got[1], want[1], 1e-4, 1e-5, `dw ${JSON.stringify(opts)}`);
   }
 });
+
+test("conv2d over more (batch, channel) planes than a launch has groups: 70000 planes of 3x4", () => {
+  const n = 70000, x = rand([n, 1, 3, 4], 5), w = rand([1, 1, 2, 2], 6);
+  const got = nums(pt.nn.conv2d(x.t, w.t, undefined, { padding: [0, 1] }));
+  const want = jsConv(x.v, w.v, null, {
+    n,
+    c: 1,
+    h: 3,
+    w: 4,
+    cout: 1,
+    kh: 2,
+    kw: 2,
+    stride: [1, 1],
+    pad: [0, 0, 1, 1],
+    dil: [1, 1],
+    groups: 1,
+  });
+  assert.equal(want.oh * want.ow, 10);
+  for (const i of [0, 1, 65534, 65535, 65536, 69999]) {
+    assertClose(got.slice(i * 10, i * 10 + 10), want.out.slice(i * 10, i * 10 + 10), 1e-5, 1e-6, `plane ${i}`);
+  }
+  x.t.dispose();
+  w.t.dispose();
+});

@@ -10,9 +10,16 @@
  */
 import type { Dialect } from "../dialect.ts";
 
+const knob = (n: string, v: number) =>
+  Number((globalThis as { Deno?: { env: { get(k: string): string | undefined } } }).Deno?.env.get(n) ?? v); // EXPERIMENT
+/** The positions a pass loads before it uses them (a step), to keep enough reads in flight. */
+export const ROWNORM_STEP = knob("PT_RN_P", 4);
+
 /** The rownorm kernel. */
 export const rownorm = (d: Dialect): string =>
   String.raw`
+#undef PT_RN_P
+#define PT_RN_P ${ROWNORM_STEP}
 PT_SHARED_GLOBAL(float, rm)
 PT_SHARED_GLOBAL(float, rs)
 /* Folds x into a running (m, s), s the sum of exp(x - m) so far: -inf adds nothing, a NaN makes s NaN for good. */
@@ -38,12 +45,12 @@ PT_FN void pt_rn_add(int what, float x, float c, PT_INOUT(float) m, PT_INOUT(flo
 /* One pass over n positions of a row at element io of buffer b, stride si, read from memory. */
 PT_FN void pt_rn_pass(PT_PTR b, pt_i64 io, pt_i64 si, pt_i64 n, int what, float c, int tid, PT_INOUT(float) m, PT_INOUT(float) s) {
   pt_i64 k = pt_i64(tid);
-  for (; k + pt_i64(3 * PT_BLOCK) < n; k += pt_i64(4 * PT_BLOCK)) {
-    float x[4];
+  for (; k + pt_i64((PT_RN_P - 1) * PT_BLOCK) < n; k += pt_i64(PT_RN_P * PT_BLOCK)) {
+    float x[PT_RN_P];
     PT_UNROLL
-    for (int u = 0; u < 4; u++) x[u] = pt_raw_f32(b, io + (k + pt_i64(u * PT_BLOCK)) * si);
+    for (int u = 0; u < PT_RN_P; u++) x[u] = pt_raw_f32(b, io + (k + pt_i64(u * PT_BLOCK)) * si);
     PT_UNROLL
-    for (int u = 0; u < 4; u++) pt_rn_add(what, x[u], c, m, s);
+    for (int u = 0; u < PT_RN_P; u++) pt_rn_add(what, x[u], c, m, s);
   }
   for (; k < n; k += pt_i64(PT_BLOCK)) pt_rn_add(what, pt_raw_f32(b, io + k * si), c, m, s);
 }
@@ -83,7 +90,7 @@ PT_FN float pt_rn_out(int op, int affine, bool nanrow, float x, float m, float s
 }
 /* rownorm [op, orank, oshape x8, n, eps (f32 bits), affine, IN VIEW, in stride, W VIEW, w stride, B VIEW, b stride,
  *          OUT VIEW, out stride]; ROW launch over the rows. */
-${d.bounds(4)}${d.kernel}
+${d.bounds(knob("PT_RN_BOUNDS", 4))}${d.kernel}
   PT_SHARED_LOCAL(float, rm)
   PT_SHARED_LOCAL(float, rs)
   const int op = int(PT_A(PT_ROWNORM_OP)), orank = int(PT_A(PT_ROWNORM_ORANK)), affine = int(PT_A(PT_ROWNORM_AFFINE));
@@ -112,7 +119,19 @@ ${d.bounds(4)}${d.kernel}
       s = q;
     }
     if (!soft) scale = pt_div(1.0f, pt_sqrt(pt_div(s, float(n)) + eps));
-    for (pt_i64 k = pt_i64(tid); k < n; k += pt_i64(PT_BLOCK)) {
+    /* the loads of a step are issued before its stores, which the compiler may not reorder (OUT may alias IN) */
+    pt_i64 k = pt_i64(tid);
+    for (; k + pt_i64((PT_RN_P - 1) * PT_BLOCK) < n; k += pt_i64(PT_RN_P * PT_BLOCK)) {
+      float x[PT_RN_P];
+      PT_UNROLL
+      for (int u = 0; u < PT_RN_P; u++) x[u] = pt_raw_f32(vin.b, io + (k + pt_i64(u * PT_BLOCK)) * si);
+      PT_UNROLL
+      for (int u = 0; u < PT_RN_P; u++) {
+        const pt_i64 ku = k + pt_i64(u * PT_BLOCK);
+        pt_put_f32(vout.b, oo + ku * so, pt_rn_out(op, affine, nanrow, x[u], m, s, c, scale, vw, sw, vb, sb, ku));
+      }
+    }
+    for (; k < n; k += pt_i64(PT_BLOCK)) {
       const float x = pt_raw_f32(vin.b, io + k * si);
       pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, x, m, s, c, scale, vw, sw, vb, sb, k));
     }
