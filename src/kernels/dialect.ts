@@ -62,4 +62,7 @@ export interface Dialect {
   /** A declaration of the entry point, before `kernel`, that asks for `groups` resident groups a multiprocessor
    * (CUDA's launch bounds, which cap the registers a thread); "" where the language cannot ask. */
   bounds(groups: number): string;
+  /** The bytes of group-shared memory a program may declare statically (CUDA's 48 KiB; Metal's 32 KiB, and GLSL's
+   * as the Vulkan devices served give, at least that): attention takes longer key tiles where it may. */
+  readonly sharedBytes: number;
 }

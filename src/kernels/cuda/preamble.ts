@@ -308,4 +308,5 @@ export function preambleFor(slots: number): string {
 export const CUDA_DIALECT: Dialect = {
   kernel: 'extern "C" __global__ void pt_main(const pt_params p) {',
   bounds: (groups) => `extern "C" __global__ void __launch_bounds__(PT_BLOCK, ${groups}) pt_main(const pt_params p);\n`,
+  sharedBytes: 48 * 1024,
 };

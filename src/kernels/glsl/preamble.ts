@@ -335,4 +335,4 @@ int64_t pt_offset_of(int64_t i, int rank, int64_t shape[PT_MAX_RANK], int64_t st
 export const PREAMBLE = HEADER + HELPERS;
 
 /** What the templates written once (src/kernels/templates/) need of GLSL besides the preamble's macros. */
-export const GLSL_DIALECT: Dialect = { kernel: "void main() {", bounds: () => "" };
+export const GLSL_DIALECT: Dialect = { kernel: "void main() {", bounds: () => "", sharedBytes: 32 * 1024 };

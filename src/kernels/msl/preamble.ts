@@ -338,4 +338,4 @@ using namespace metal;
 ${PARAMS}${HELPERS}`;
 
 /** What the templates written once (src/kernels/templates/) need of MSL besides the preamble's macros. */
-export const MSL_DIALECT: Dialect = { kernel: KERNEL_HEAD, bounds: () => "" };
+export const MSL_DIALECT: Dialect = { kernel: KERNEL_HEAD, bounds: () => "", sharedBytes: 32 * 1024 };

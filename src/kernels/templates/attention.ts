@@ -4,9 +4,11 @@
  * PT_BLOCK / ATTENTION_QUERIES consecutive invocations, its lanes, that split the features: a lane holds its slice of q
  * and of the output in registers, a quarter of a row, so that several groups fit on a multiprocessor. Key and value
  * rows (and the mask's columns) pass through shared memory PT_ATT_BC keys at a time; each lane writes its partial dot
- * products with the tile's keys to shared memory, and every lane of a query sums the four in lane order, so that all of
- * them hold the same scores and run the same online softmax (running maximum and normaliser, the slice rescaled once
- * every PT_ATT_SB keys) over their slice. A causal group stops at its last query's key. The features are a compile-time
+ * products with the tile's keys to shared memory, and the lanes split the tile's keys for the softmax: lane r sums the
+ * four partials (in lane order) of keys r, r + 4, ..., scales and masks them and shares their maximum; every lane of
+ * the query takes the same tile maximum (rescaling its slice once a tile), lane r exponentiates its keys' scores into
+ * shared memory, and every lane reads all the tile's p, so that all of them hold the same m, l and p and add the
+ * same weighted values over their slice. A causal group stops at its last query's key. The features are a compile-time
  * size: one program per size, the block's E and Ev at most that. Sums are float32 in key order, as attention.c's, but
  * each product is added by one fma (attention.c rounds twice) and a dot product is the sum of its lanes' slices.
  */
@@ -18,12 +20,24 @@ export const ATTENTION_SIZES = [16, 32, 64, 128] as const;
 /** The queries a group owns (blocks.c's attention_block counts its rows by it): PT_BLOCK / this lanes a query. */
 export const ATTENTION_QUERIES = 64;
 
-/** Keys a shared tile holds and groups a multiprocessor should keep (CUDA's register cap), by feature size. */
-const PLAN: Readonly<Record<number, { keys: number; groups: number }>> = {
-  16: { keys: 16, groups: 4 },
-  32: { keys: 16, groups: 4 },
-  64: { keys: 16, groups: 3 },
-  128: { keys: 8, groups: 2 },
+/** Keys a shared tile may hold, longest first (the first that fits the dialect's shared memory is taken), and groups
+ * a multiprocessor should keep (CUDA's register cap), by feature size. Longer tiles spread each tile's five barriers
+ * and its softmax step over more keys. */
+const PLAN: Readonly<Record<number, { keys: readonly number[]; groups: number }>> = {
+  16: { keys: [16], groups: 4 },
+  32: { keys: [24, 16], groups: 4 },
+  64: { keys: [24, 16], groups: 3 },
+  128: { keys: [16, 8], groups: 2 },
+};
+
+/** The shared bytes of a program: ks and vs (rows of size + 16 floats), sp (PT_BLOCK a key), ms (rows of keys + 4). */
+const sharedBytes = (size: number, keys: number): number => 4 * (2 * keys * (size + 16) + keys * 256 + ATTENTION_QUERIES * (keys + 4));
+
+/** The keys of a tile for `size` features in dialect `d`. */
+const tileKeys = (d: Dialect, size: number): number => {
+  const keys = PLAN[size].keys.find((k) => sharedBytes(size, k) <= d.sharedBytes);
+  if (keys === undefined) throw new Error(`attention: no key tile of ${size} features fits ${d.sharedBytes} shared bytes`);
+  return keys;
 };
 
 /** The attention kernel for rows of at most `size` features. */
@@ -31,7 +45,7 @@ export const attention = (d: Dialect, size: number): string =>
   String.raw`
 #undef PT_ATT_E
 #undef PT_ATT_BC
-#undef PT_ATT_SB
+#undef PT_ATT_KL
 #undef PT_ATT_QB
 #undef PT_ATT_LANES
 #undef PT_ATT_EL
@@ -41,20 +55,20 @@ export const attention = (d: Dialect, size: number): string =>
 #undef PT_ATT_KU
 #undef PT_ATT_MU
 #define PT_ATT_E ${size}
-#define PT_ATT_BC ${PLAN[size].keys}
-#define PT_ATT_SB 8 /* keys an online-softmax step takes */
+#define PT_ATT_BC ${tileKeys(d, size)}
 #define PT_ATT_QB ${ATTENTION_QUERIES} /* queries a group owns */
 #define PT_ATT_LANES (PT_BLOCK / PT_ATT_QB) /* invocations a query */
 #define PT_ATT_EL (PT_ATT_E / PT_ATT_LANES) /* features a lane */
+#define PT_ATT_KL (PT_ATT_BC / PT_ATT_LANES) /* keys of a tile a lane scores and exponentiates */
 #define PT_ATT_LS (PT_ATT_EL + 4) /* a lane's slice of a shared key or value row, padded against bank conflicts */
 #define PT_ATT_KR (PT_ATT_LANES * PT_ATT_LS) /* a shared key or value row */
-#define PT_ATT_MR (PT_ATT_BC + 4) /* a query's row of the shared mask tile, padded the same way */
+#define PT_ATT_MR (PT_ATT_BC + 4) /* a query's row of the shared mask tile, then of its p; the 4 after: its lanes' maxima */
 #define PT_ATT_KU (PT_BLOCK / PT_ATT_E) /* keys the group loads at once */
-#define PT_ATT_MU (PT_BLOCK / PT_ATT_BC) /* queries' masks the group loads at once */
-#if PT_BLOCK % PT_ATT_QB != 0 || PT_BLOCK % PT_ATT_E != 0 || PT_ATT_BC % PT_ATT_SB != 0
-#error attention: the lanes, features or softmax steps do not divide the group or the tile
+#define PT_ATT_MU (PT_BLOCK / PT_ATT_BC) /* queries' masks the group loads at once (its first PT_ATT_MU * PT_ATT_BC) */
+#if PT_BLOCK % PT_ATT_QB != 0 || PT_BLOCK % PT_ATT_E != 0 || PT_ATT_BC % 4 != 0 || PT_ATT_BC % PT_ATT_LANES != 0
+#error attention: the lanes or features do not divide the group or the tile
 #endif
-#if PT_ATT_BC * PT_ATT_E % PT_BLOCK != 0 || PT_ATT_QB * PT_ATT_BC % PT_BLOCK != 0
+#if PT_ATT_BC * PT_ATT_E % PT_BLOCK != 0
 #error attention: the group does not load a tile in whole steps
 #endif
 PT_SHARED_GLOBAL_N(float, ks, PT_ATT_BC * PT_ATT_KR)
@@ -65,7 +79,7 @@ ${d.bounds(PLAN[size].groups)}${d.kernel}
   PT_SHARED_LOCAL_N(float, ks, PT_ATT_BC * PT_ATT_KR)
   PT_SHARED_LOCAL_N(float, vs, PT_ATT_BC * PT_ATT_KR)
   PT_SHARED_LOCAL_N(float, sp, PT_ATT_BC * PT_BLOCK) /* sp[jj * PT_BLOCK + tid]: lane tid's partial score with key jj */
-  PT_SHARED_LOCAL_N(float, ms, PT_ATT_QB * PT_ATT_MR) /* ms[qi * PT_ATT_MR + jj]: query qi's mask at key jj */
+  PT_SHARED_LOCAL_N(float, ms, PT_ATT_QB * PT_ATT_MR) /* ms[qi * PT_ATT_MR + jj]: query qi's mask at key jj, then its p */
   const int brank = int(PT_A(PT_ATTENTION_BRANK));
   pt_i64 bshape[PT_MAX_RANK];
   const pt_i64 batch = PT_SHAPE(PT_ATTENTION_BSHAPE, brank, bshape);
@@ -127,10 +141,15 @@ ${d.bounds(PLAN[size].groups)}${d.kernel}
         const pt_i64 qleft = L - i0 - pt_i64(mq); /* queries from the thread's first */
         pt_i64 ma = mp + j0 * mc;
         PT_UNROLL
-        for (int u = 0; u < PT_ATT_QB * PT_ATT_BC / PT_BLOCK; u++) {
-          float mx = 0.0f;
-          if (kin && pt_i64(u * PT_ATT_MU) < qleft) mx = pt_raw_f32(vm.b, ma);
-          ms[(mq + u * PT_ATT_MU) * PT_ATT_MR + mj] = mx;
+        for (int u = 0; u < (PT_ATT_QB + PT_ATT_MU - 1) / PT_ATT_MU; u++) {
+#if PT_BLOCK % PT_ATT_BC != 0 || PT_ATT_QB % PT_ATT_MU != 0
+          if (mq < PT_ATT_MU && mq + u * PT_ATT_MU < PT_ATT_QB)
+#endif
+          {
+            float mx = 0.0f;
+            if (kin && pt_i64(u * PT_ATT_MU) < qleft) mx = pt_raw_f32(vm.b, ma);
+            ms[(mq + u * PT_ATT_MU) * PT_ATT_MR + mj] = mx;
+          }
           ma += mstep;
         }
       }
@@ -143,47 +162,52 @@ ${d.bounds(PLAN[size].groups)}${d.kernel}
         sp[jj * PT_BLOCK + PT_TID] = dot;
       }
       PT_SYNC();
-      if (live) {
-        const pt_i64 seen = (causal && i + pt_i64(1) < S ? i + pt_i64(1) : S) - j0; /* keys from j0 the query sees */
-        const int keys = seen < pt_i64(PT_ATT_BC) ? int(seen) : PT_ATT_BC;
+      /* lane r scores the tile's keys r, r + PT_ATT_LANES, ...: the four partials summed in lane order, scaled, masked */
+      const pt_i64 seen = (causal && i + pt_i64(1) < S ? i + pt_i64(1) : S) - j0; /* keys from j0 the query sees */
+      const int keys = seen < pt_i64(PT_ATT_BC) ? int(seen) : PT_ATT_BC;
+      float s[PT_ATT_KL];
+      float mt = ninf;
+      PT_UNROLL_REGS
+      for (int t = 0; t < PT_ATT_KL; t++) {
+        const int jj = lane + t * PT_ATT_LANES;
+        float dot = sp[jj * PT_BLOCK + at];
         PT_UNROLL
-        for (int h = 0; h < PT_ATT_BC; h += PT_ATT_SB) { /* the online softmax takes PT_ATT_SB keys a step (registers) */
-          float s[PT_ATT_SB];
-          PT_UNROLL_REGS
-          for (int jj = 0; jj < PT_ATT_SB; jj++) {
-            float dot = sp[(h + jj) * PT_BLOCK + at];
-            PT_UNROLL
-            for (int c = 1; c < PT_ATT_LANES; c++) dot += sp[(h + jj) * PT_BLOCK + at + c]; /* in lane order: all alike */
-            s[jj] = h + jj < keys ? dot * scale : ninf;
-          }
-          if (masked) {
-            PT_UNROLL_REGS
-            for (int jj = 0; jj < PT_ATT_SB; jj++) {
-              if (h + jj < keys) s[jj] += ms[qi * PT_ATT_MR + h + jj];
-            }
-          }
-          float mt = ninf;
-          PT_UNROLL_REGS
-          for (int jj = 0; jj < PT_ATT_SB; jj++) {
-            if (s[jj] > mt) mt = s[jj];
-          }
-          if (mt > m) {
-            const float c = pt_exp_f32(m - mt);
-            l *= c;
-            PT_UNROLL_REGS
-            for (int f = 0; f < PT_ATT_EL; f++) o[f] *= c;
-            m = mt;
-          }
-          if (m > ninf) {
-            PT_UNROLL_REGS
-            for (int jj = 0; jj < PT_ATT_SB; jj++) {
-              const float p = pt_exp_f32(s[jj] - m); /* a NaN score stays NaN and makes the row NaN, as PyTorch's */
-              l += p;
-              PT_UNROLL_REGS
-              for (int f = 0; f < PT_ATT_EL; f++) o[f] = pt_fma_f32(p, vs[(h + jj) * PT_ATT_KR + ls + f], o[f]);
-            }
-          }
-        }
+        for (int c = 1; c < PT_ATT_LANES; c++) dot += sp[jj * PT_BLOCK + at + c];
+        float x = jj < keys ? dot * scale : ninf;
+        if (masked && jj < keys) x += ms[qi * PT_ATT_MR + jj];
+        s[t] = x;
+        if (x > mt) mt = x;
+      }
+      ms[qi * PT_ATT_MR + PT_ATT_BC + lane] = mt;
+      PT_SYNC();
+      /* every lane of the query takes the same tile maximum from the lanes' in lane order, and rescales alike */
+      float mn = m;
+      PT_UNROLL
+      for (int c = 0; c < PT_ATT_LANES; c++) {
+        const float x = ms[qi * PT_ATT_MR + PT_ATT_BC + c];
+        if (x > mn) mn = x;
+      }
+      if (mn > m) {
+        const float c = pt_exp_f32(m - mn);
+        l *= c;
+        PT_UNROLL_REGS
+        for (int f = 0; f < PT_ATT_EL; f++) o[f] *= c;
+        m = mn;
+      }
+      /* lane r exponentiates its keys' scores into the mask's row (read above, by itself alone): a masked-out key
+       * weighs 0, a NaN score stays NaN and makes the row NaN, as PyTorch's */
+      PT_UNROLL_REGS
+      for (int t = 0; t < PT_ATT_KL; t++) {
+        const float p = pt_exp_f32(s[t] - m); /* NaN where m is -infinity too, hence the select */
+        ms[qi * PT_ATT_MR + lane + t * PT_ATT_LANES] = s[t] == ninf ? 0.0f : p;
+      }
+      PT_SYNC();
+      PT_UNROLL
+      for (int jj = 0; jj < PT_ATT_BC; jj++) {
+        const float p = ms[qi * PT_ATT_MR + jj];
+        l += p;
+        PT_UNROLL_REGS
+        for (int f = 0; f < PT_ATT_EL; f++) o[f] = pt_fma_f32(p, vs[jj * PT_ATT_KR + ls + f], o[f]);
       }
     }
     if (live) {
