@@ -1,8 +1,9 @@
 /**
  * rownorm written once (ROW launch; the CPU's is rownorm.c): softmax, logSoftmax, layerNorm and rmsNorm of each row, a
  * group of PT_BLOCK invocations a row. Invocation tid owns positions tid, tid + PT_BLOCK, ..., which each pass reads with
- * four loads issued at a time; passes after the first find the row in cache (holding 16 positions an invocation in
- * registers instead measured slower on the H200: fewer groups fit). A pass folds the invocation's positions in
+ * ROWNORM_STEP loads issued at a time, and eight groups share a multiprocessor (the H200's best of steps 4 and 8 and
+ * bounds 4 and 8); passes after the first find the row in cache (holding 16 positions an invocation in registers
+ * instead measured slower: fewer groups fit). A pass folds the invocation's positions in
  * order into its statistic (softmax: a running maximum and the sum of exp rescaled to it, online; layerNorm: the sum,
  * then the squared deviations; rmsNorm: the sum of squares), the group folds those as a fixed tree in shared memory,
  * and the last pass writes the outputs. Sums are float32. NaN and infinities are tested for, not left to arithmetic
@@ -10,10 +11,8 @@
  */
 import type { Dialect } from "../dialect.ts";
 
-const knob = (n: string, v: number) =>
-  Number((globalThis as { Deno?: { env: { get(k: string): string | undefined } } }).Deno?.env.get(n) ?? v); // EXPERIMENT
 /** The positions a pass loads before it uses them (a step), to keep enough reads in flight. */
-export const ROWNORM_STEP = knob("PT_RN_P", 4);
+export const ROWNORM_STEP = 8;
 
 /** The rownorm kernel. */
 export const rownorm = (d: Dialect): string =>
@@ -90,7 +89,7 @@ PT_FN float pt_rn_out(int op, int affine, bool nanrow, float x, float m, float s
 }
 /* rownorm [op, orank, oshape x8, n, eps (f32 bits), affine, IN VIEW, in stride, W VIEW, w stride, B VIEW, b stride,
  *          OUT VIEW, out stride]; ROW launch over the rows. */
-${d.bounds(knob("PT_RN_BOUNDS", 4))}${d.kernel}
+${d.bounds(8)}${d.kernel}
   PT_SHARED_LOCAL(float, rm)
   PT_SHARED_LOCAL(float, rs)
   const int op = int(PT_A(PT_ROWNORM_OP)), orank = int(PT_A(PT_ROWNORM_ORANK)), affine = int(PT_A(PT_ROWNORM_AFFINE));
