@@ -4,7 +4,7 @@
  * `sudo apt-get install dataset-fashion-mnist`, or by `bash scripts/fashion_mnist.sh`, which without root unpacks the
  * package into ~/.cache/polytensor/fashion-mnist, looked in too; `--data DIR` or PT_FASHION_MNIST names another
  * folder; the files may be gzipped, as the package has them, or not), mini-batches gathered on the host and uploaded,
- * and a seeded shuffle.
+ * a seeded shuffle, and the training loop.
  */
 import * as pt from "../mod.ts";
 import process from "node:process";
@@ -144,4 +144,51 @@ export function accuracy(s: Split, logits: (x: pt.Tensor) => pt.Tensor): number 
     );
   }
   return correct / s.n;
+}
+
+/** What `trainEpochs` needs: the data, the schedule's bounds, the loss of a batch, and what each step updates. */
+export interface TrainRun {
+  train: Split;
+  epochs: number;
+  steps: number;
+  batch: number;
+  seed: number;
+  device: pt.Device;
+  loss(x: pt.Tensor, y: pt.Tensor): pt.Tensor;
+  opt: pt.optim.Optimizer;
+  schedule: { step(): void };
+  /** The epoch's line, from its mean loss, steps, seconds and the device bytes in use after it. */
+  report(epoch: number, loss: number, steps: number, secs: number, inUse: number): string;
+}
+
+/**
+ * Trains for `epochs` shuffled passes (the last partial batch dropped) or `steps` steps, whichever ends first, each step
+ * in a pt.tidy: backward, the optimizer's step, its zeroGrad, the schedule's step. Returns the steps taken, the seconds
+ * spent, and the device bytes in use after the first step and after each epoch (what must not grow).
+ */
+export function trainEpochs(r: TrainRun): { steps: number; secs: number; inUse: number[] } {
+  const random = prng(r.seed + 1), order = Uint32Array.from({ length: r.train.n }, (_, i) => i), inUse: number[] = [];
+  let steps = 0;
+  const start = performance.now();
+  for (let epoch = 1; epoch <= r.epochs && steps < r.steps; epoch++) {
+    const e0 = performance.now();
+    shuffle(order, random);
+    let lossSum = 0, batches = 0;
+    for (let from = 0; from + r.batch <= r.train.n && steps < r.steps; from += r.batch) {
+      lossSum += pt.tidy(() => {
+        const { x, y } = batch(r.train, order, from, from + r.batch);
+        const loss = r.loss(x, y);
+        loss.backward();
+        r.opt.step();
+        r.opt.zeroGrad(); // frees the gradients
+        return Number(loss.item());
+      });
+      r.schedule.step();
+      batches++;
+      if (++steps === 1) inUse.push(pt.memoryStats(r.device).inUse); // the baseline: parameters and optimizer state
+    }
+    inUse.push(pt.memoryStats(r.device).inUse);
+    console.log(r.report(epoch, lossSum / batches, batches, (performance.now() - e0) / 1000, inUse[inUse.length - 1]));
+  }
+  return { steps, secs: (performance.now() - start) / 1000, inUse };
 }

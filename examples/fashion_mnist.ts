@@ -16,7 +16,7 @@
  */
 import * as pt from "../mod.ts";
 import process from "node:process";
-import { accuracy, batch, CLASSES, cli, loadFashionMnist, NAMES, PIXELS, prng, shuffle } from "./fashion_data.ts";
+import { accuracy, batch, CLASSES, cli, loadFashionMnist, NAMES, PIXELS, trainEpochs } from "./fashion_data.ts";
 
 // ----- arguments
 const { flag, int, real, fail } = cli("fashion_mnist", process.argv.slice(2));
@@ -67,36 +67,20 @@ const opt = new pt.optim.Adam(params, { lr: LR });
 const schedule = new pt.optim.CosineAnnealingLR(opt, { tMax: Math.max(1, totalSteps) });
 
 // ----- training
-const random = prng(SEED + 1);
-const order = Uint32Array.from({ length: train.n }, (_, i) => i);
-const inUse: number[] = [];
-let steps = 0;
-const start = performance.now();
-for (let epoch = 1; epoch <= EPOCHS && steps < STEPS; epoch++) {
-  const e0 = performance.now();
-  shuffle(order, random);
-  let lossSum = 0, batches = 0;
-  for (let from = 0; from + BATCH <= train.n && steps < STEPS; from += BATCH) { // the last partial batch is dropped
-    lossSum += pt.tidy(() => {
-      const { x, y } = batch(train, order, from, from + BATCH);
-      const loss = crossEntropy(logits(x), y);
-      loss.backward();
-      opt.step();
-      opt.zeroGrad(); // frees the gradients
-      return Number(loss.item());
-    });
-    schedule.step();
-    batches++;
-    if (++steps === 1) inUse.push(pt.memoryStats(dev).inUse); // the baseline: parameters and optimizer state
-  }
-  const secs = (performance.now() - e0) / 1000;
-  inUse.push(pt.memoryStats(dev).inUse);
-  console.log(
-    `epoch ${epoch}: loss ${(lossSum / batches).toFixed(4)} over ${batches} steps, ${secs.toFixed(2)} s ` +
-      `(${(1000 * secs / batches).toFixed(1)} ms/step), ${(inUse[inUse.length - 1] / 2 ** 20).toFixed(2)} MiB in use`,
-  );
-}
-const trainSecs = (performance.now() - start) / 1000;
+const { steps, secs: trainSecs, inUse } = trainEpochs({
+  train,
+  epochs: EPOCHS,
+  steps: STEPS,
+  batch: BATCH,
+  seed: SEED,
+  device: dev,
+  loss: (x, y) => crossEntropy(logits(x), y),
+  opt,
+  schedule,
+  report: (epoch, loss, batches, secs, bytes) =>
+    `epoch ${epoch}: loss ${loss.toFixed(4)} over ${batches} steps, ${secs.toFixed(2)} s ` +
+    `(${(1000 * secs / batches).toFixed(1)} ms/step), ${(bytes / 2 ** 20).toFixed(2)} MiB in use`,
+});
 const acc = accuracy(test, logits);
 console.log(`test accuracy ${(100 * acc).toFixed(2)}% after ${steps} steps (${trainSecs.toFixed(1)} s of training)`);
 
