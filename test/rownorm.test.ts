@@ -134,3 +134,22 @@ test("a loop of 200 fused forward and backward steps keeps live memory flat", ()
   }
   assert.ok(Math.max(...live) - Math.min(...live) <= 4096, `live bytes stayed flat: ${Math.min(...live)}..${Math.max(...live)}`);
 });
+
+test("empty and 0-d inputs keep their shapes, and float64 and float16 inputs (the compositions) agree with the fused float32", () => {
+  assert.deepEqual([...pt.nn.softmax(pt.zeros([3, 0]), -1).shape], [3, 0]);
+  assert.deepEqual([...pt.nn.logSoftmax(pt.zeros([0, 4]), 0).shape], [0, 4]);
+  assert.deepEqual([...pt.nn.layerNorm(pt.zeros([0, 4]), [4]).shape], [0, 4]);
+  assert.deepEqual([...pt.nn.rmsNorm(pt.zeros([2, 0]), [0]).shape], [2, 0]);
+  assert.equal(pt.nn.softmax(pt.tensor(2.5), 0).item(), 1, "softmax of a 0-d tensor is 1, as PyTorch's");
+  assert.equal(pt.nn.logSoftmax(pt.tensor(2.5), -1).item(), 0);
+  using x = pt.tensor(Float32Array.from(data(4 * 37, 21))).reshape([4, 37]), w = pt.tensor(Float32Array.from(data(37, 22)));
+  const fused = [nums(pt.nn.softmax(x, 1)), nums(pt.nn.layerNorm(x, [37], w)), nums(pt.nn.rmsNorm(x, [37], w))];
+  for (const [dtype, tol] of [["float64", 1e-5], ["float16", 1e-2]] as [pt.DType, number][]) {
+    const xd = x.cast(dtype), wd = w.cast(dtype);
+    const got = [pt.nn.softmax(xd, 1), pt.nn.layerNorm(xd, [37], wd), pt.nn.rmsNorm(xd, [37], wd)];
+    got.forEach((t, i) => {
+      assert.equal(t.dtype, dtype);
+      assertClose(nums(t), fused[i], tol, tol, `${dtype} op ${i}`);
+    });
+  }
+});
