@@ -15,7 +15,7 @@ import { describeValue, fmtShape } from "../base/shape.ts";
 import { tidy } from "../tensor/tidy.ts";
 import { full, tensor } from "../tensor/creation.ts";
 import { cat, stack } from "../tensor/movement.ts";
-import { im2col, im2colFits } from "./im2col.ts";
+import { im2col, im2colFits, taps } from "./im2col.ts";
 
 /** An int or a pair of them as [h, w], each checked to be an integer >= min. */
 function pair(op: string, what: string, v: number | readonly number[], min: number): [number, number] {
@@ -85,19 +85,6 @@ const padOrSame = (t: Tensor, pads: number[], value = 0) => (pads.every((v) => v
 
 /** The output length of a window sliding over n (after padding): floor((n + 2p - d (k - 1) - 1) / s) + 1. */
 const outLength = (n: number, k: number, s: number, p: number, d: number) => Math.floor((n + 2 * p - d * (k - 1) - 1) / s) + 1;
-
-/** For each kernel position, the strided slice [N, C, OH, OW] of the (already padded) input it reads (views). */
-function taps(x: Tensor, k: [number, number], s: [number, number], d: [number, number], out: [number, number]): Tensor[] {
-  const slices: Tensor[] = [];
-  for (let i = 0; i < k[0]; i++) {
-    for (let j = 0; j < k[1]; j++) {
-      slices.push(
-        x.slice(2, i * d[0], i * d[0] + (out[0] - 1) * s[0] + 1, s[0]).slice(3, j * d[1], j * d[1] + (out[1] - 1) * s[1] + 1, s[1]),
-      );
-    }
-  }
-  return slices;
-}
 
 /** [N, C, K, OH, OW]: the taps stacked, conv's columns. */
 const columns = (x: Tensor, k: [number, number], s: [number, number], d: [number, number], out: [number, number]) =>

@@ -11,6 +11,19 @@ import { runTemplate } from "../kernels/launch.ts";
 
 type Pair = readonly [number, number];
 
+/** For each kernel position, the strided slice [N, C, OH, OW] of the (already padded) input it reads (views). */
+export function taps(x: Tensor, k: Pair, s: Pair, d: Pair, out: Pair): Tensor[] {
+  const slices: Tensor[] = [];
+  for (let i = 0; i < k[0]; i++) {
+    for (let j = 0; j < k[1]; j++) {
+      slices.push(
+        x.slice(2, i * d[0], i * d[0] + (out[0] - 1) * s[0] + 1, s[0]).slice(3, j * d[1], j * d[1] + (out[1] - 1) * s[1] + 1, s[1]),
+      );
+    }
+  }
+  return slices;
+}
+
 /** Whether the fused columns serve a convolution of x by weight: both float32, and every plane index within int32. */
 export const im2colFits = (x: Tensor, weight: Tensor, out: Pair): boolean =>
   x.dtype === "float32" && weight.dtype === "float32" && out[0] * out[1] < 2 ** 31 && x.shape[2] < 2 ** 31 && x.shape[3] < 2 ** 31;
@@ -54,14 +67,8 @@ function col2im(g: Tensor, shape: readonly number[], k: Pair, s: Pair, d: Pair, 
     const [n, c, h, w] = shape;
     const span = (i: number) => (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1;
     const canvas = zeros([n, c, Math.max(span(0), before[0] + h), Math.max(span(1), before[1] + w)], { dtype: g.dtype, device: g.device });
-    const taps = g.reshape([n, c, k[0] * k[1], out[0], out[1]]);
-    for (let i = 0; i < k[0]; i++) {
-      for (let j = 0; j < k[1]; j++) {
-        const window = canvas.slice(2, i * d[0], i * d[0] + (out[0] - 1) * s[0] + 1, s[0])
-          .slice(3, j * d[1], j * d[1] + (out[1] - 1) * s[1] + 1, s[1]);
-        window.add_(taps.slice(2, i * k[1] + j, i * k[1] + j + 1).squeeze(2));
-      }
-    }
+    const grads = g.reshape([n, c, k[0] * k[1], out[0], out[1]]);
+    taps(canvas, k, s, d, out).forEach((window, t) => window.add_(grads.slice(2, t, t + 1).squeeze(2)));
     return canvas.slice(2, before[0], before[0] + h).slice(3, before[1], before[1] + w);
   });
 }
