@@ -29,6 +29,8 @@ export { getCollectThreshold, setCollectThreshold } from "./src/runtime/ownershi
 export { Completion, currentQueue, defaultQueue, Queue, queue, withQueue } from "./src/runtime/queue.ts";
 export { eager, lazyEnabled, setLazy } from "./src/lazy/deferred.ts";
 export { capture } from "./src/tensor/capture.ts";
+export { getMatmulPrecision, setMatmulPrecision } from "./src/tensor/linalg.ts";
+export type { MatmulPrecision } from "./src/tensor/linalg.ts";
 export { enableGrad, noGrad } from "./src/autograd/graph.ts";
 export type { BackwardOptions } from "./src/autograd/graph.ts";
 export { grad, valueAndGrad } from "./src/autograd/functional.ts";

@@ -145,14 +145,35 @@ function add(name: string, n: number): Case {
   });
 }
 
-function matmul(name: string, n: number): Case {
-  return mk(name, () => ({ a: pt.rand([n, n]), b: pt.rand([n, n]) }), (s) => s.a.matmul(s.b), (s, out) => {
+/**
+ * An n x n product of uniform [0, 1) operands in `dtype`; "tf32" is float32 under setMatmulPrecision("high").
+ * 64 sampled entries are checked against float64 dot products of the operands' own values.
+ */
+function matmul(name: string, n: number, dtype: pt.DType | "tf32" = "float32"): Case {
+  const dt = dtype === "tf32" ? "float32" : dtype;
+  const tol = dtype === "float32" ? 1e-4 : dtype === "bfloat16" ? 8e-3 : 2e-3; // the result's rounding (f16, bf16) or TF32's inputs
+  const setup = () => {
+    const a = pt.rand([n, n]), b = pt.rand([n, n]);
+    if (dt === "float32") return { a, b };
+    using _a = a, _b = b;
+    return { a: a.to(dt), b: b.to(dt) };
+  };
+  const op = (s: { a: pt.Tensor; b: pt.Tensor }) => {
+    if (dtype !== "tf32") return s.a.matmul(s.b);
+    pt.setMatmulPrecision("high");
+    try {
+      return s.a.matmul(s.b);
+    } finally {
+      pt.setMatmulPrecision("highest");
+    }
+  };
+  return mk(name, setup, op, (s, out) => {
     const [a, b, c] = [vals(s.a), vals(s.b), vals(out)];
-    for (let k = 0; k < 64; k++) { // 64 sampled entries against a float64 dot product
+    for (let k = 0; k < 64; k++) {
       const i = (k * 7919) % n, j = (k * 104729) % n;
       let want = 0;
       for (let p = 0; p < n; p++) want += a[i * n + p] * b[p * n + j];
-      near(c[i * n + j], want, 1e-4, `c[${i},${j}]`);
+      near(c[i * n + j], want, tol, `c[${i},${j}]`);
     }
   });
 }
@@ -311,6 +332,9 @@ const all: Case[] = [
     same(back, (i) => x[i], 0, "back");
   }),
   matmul("matmul_4096", 4096),
+  matmul("matmul_4096_f16", 4096, "float16"),
+  matmul("matmul_4096_bf16", 4096, "bfloat16"),
+  matmul("matmul_4096_tf32", 4096, "tf32"),
   add("add_256m", 256 * 1024 * 1024),
   ...nnCases(mk) as Case[],
   ...micro,
@@ -321,7 +345,7 @@ for (const name of ["fused_pointwise_1080p", "sq_diff_mean_16m"]) {
   all.splice(at + 1, 0, eager(all[at], `${name}_eager`));
 }
 
-const BIG = new Set(["matmul_4096", "add_256m", ...NN_BIG]);
+const BIG = new Set(["matmul_4096", "matmul_4096_f16", "matmul_4096_bf16", "matmul_4096_tf32", "add_256m", ...NN_BIG]);
 /** The cases to run: all of them with PT_BENCH_FULL=1, else all but the two big ones. */
 export const cases: Case[] = all.filter((c) => FULL || !BIG.has(c.name));
 export const skipped: string[] = all.filter((c) => !cases.includes(c)).map((c) => c.name);

@@ -48,13 +48,26 @@ def add(name, n):
     return Case(name, lambda: {"a": rand(n), "b": rand(n)}, lambda s: s["a"].add(s["b"]), verify)
 
 
-def matmul(name, n):
+def matmul(name, n, dtype=torch.float32, tf32=False):
+    """n x n uniform operands in dtype; tf32: float32 with allow_tf32 for this case only."""
+    tol = {torch.float32: 2e-3 if tf32 else 1e-4, torch.float16: 2e-3, torch.bfloat16: 8e-3}[dtype]
+
+    def op(s):
+        if not tf32:
+            return s["a"] @ s["b"]
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            return s["a"] @ s["b"]
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = False
+
     def verify(s, out):  # 64 sampled entries against float64 dot products
         k = np.arange(64)
         i, j = (k * 7919) % n, (k * 104729) % n
-        a, b = h(s["a"]).astype(np.float64), h(s["b"]).astype(np.float64)
-        return [("c[i,j]", h(out)[i, j], np.einsum("kp,pk->k", a[i], b[:, j]), 1e-4)]
-    return Case(name, lambda: {"a": rand(n, n), "b": rand(n, n)}, lambda s: s["a"] @ s["b"], verify)
+        a, b = h(s["a"].float()).astype(np.float64), h(s["b"].float()).astype(np.float64)
+        want = np.einsum("kp,pk->k", a[i], b[:, j])
+        return [("c[i,j]", h(out.float())[i, j], want, tol)]
+    return Case(name, lambda: {"a": rand(n, n).to(dtype), "b": rand(n, n).to(dtype)}, op, verify)
 
 
 def binary_loop(name, n, reps):
@@ -123,6 +136,9 @@ CASES = [
     Case("noncontig_chw_hwc_copy_1080p", lambda: {"x": rand(*HW)}, noncontig_op,
          lambda s, out: [("hwc", h(out[0]), h(s["x"]).transpose(1, 2, 0), 0), ("back", h(out[1]), h(s["x"]), 0)]),
     matmul("matmul_4096", 4096),
+    matmul("matmul_4096_f16", 4096, torch.float16),
+    matmul("matmul_4096_bf16", 4096, torch.bfloat16),
+    matmul("matmul_4096_tf32", 4096, tf32=True),
     add("add_256m", 256 * 1024 * 1024),
 ]
 

@@ -103,6 +103,7 @@ function cases(): { kind: Kind; program: string; runs: number; values: Record<st
         c: [m, []],
         c_rows: 2,
         c_cols: 1,
+        tf32: 0,
       },
     },
     {
@@ -183,6 +184,7 @@ const LABELS: Partial<Record<Kind, Record<string, string>>> = {
     b_cols: "stride",
     c_rows: "stride",
     c_cols: "stride",
+    tf32: "tf32 flag",
   },
   sort: {
     descending: "descending flag",

@@ -45,7 +45,7 @@ const TABLE = {
   ew: "rank:count(shape) shape:shape nviews:count(views) views:views(nviews) nconst:count(consts) consts:values(nconst)",
   reduce: "op ddof orank:count(oshape) oshape:shape irank:count(ishape) ishape:shape in:view in_inner:strides out:view",
   scan: "op orank:count(oshape) oshape:shape n in:view in_stride out:view out_stride",
-  matmul: "brank:count(bshape) bshape:shape m n k a:view a_rows a_cols b:view b_rows b_cols c:view c_rows c_cols",
+  matmul: "brank:count(bshape) bshape:shape m n k a:view a_rows a_cols b:view b_rows b_cols c:view c_rows c_cols tf32",
   sort: "descending orank:count(oshape) oshape:shape n in:view in_stride vals:view vals_stride idx:view idx_stride",
   gather: "rank:count(shape) shape:shape axis size mode in:view idx:view out:view",
   scatter: "rank:count(shape) shape:shape axis size mode reduce out:view idx:view src:view",

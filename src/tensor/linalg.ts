@@ -3,12 +3,15 @@
  * (native/src/core/blocks.h). 1-D operands are promoted by a virtual unsqueeze (a stride, not a view) and
  * the added dim is dropped from the result; batch dims broadcast by giving the template
  * zero strides. The kernel computes in f32, f64, i32 or i64: float16/bfloat16 operands
- * run in float32 and uint8, int8 and int16 in int32, and the result is cast back to the promoted dtype.
+ * run in float32 (unless the device's matmul takes them itself, "matmul_half": a vendor BLAS on
+ * tensor cores, accumulating in f32) and uint8, int8 and int16 in int32, and the result is
+ * cast back to the promoted dtype.
  */
 import { TensorError } from "../base/errors.ts";
 import { runTemplate } from "../kernels/launch.ts";
 import { type DType, promoteTypes } from "../base/dtype.ts";
 import { broadcastShapes, broadcastStrides, contiguousStrides, fmtShape, MAX_RANK } from "../base/shape.ts";
+import type { Device } from "../runtime/device.ts";
 import { allocTensor, Tensor } from "./tensor.ts";
 import { cast, commonDevice, generate } from "./elementwise.ts";
 import { gradEnabled, wantsGrad } from "../autograd/graph.ts";
@@ -26,6 +29,40 @@ const KERNEL_DTYPE: Record<DType, DType | undefined> = {
   int16: "int32",
   bool: undefined,
 };
+
+/** torch.set_float32_matmul_precision's names. */
+export type MatmulPrecision = "highest" | "high" | "medium";
+let precision: MatmulPrecision = "highest";
+
+/**
+ * How float32 matmuls may trade precision for speed, as `torch.set_float32_matmul_precision`:
+ * "highest" (the default) computes in float32 throughout; "high" and "medium" let a device's
+ * vendor BLAS round the operands to TF32 on tensor cores (CUDA's cuBLAS, HIP's hipBLAS), as
+ * PyTorch's CUDA matmul does for both. Devices without such a path stay exact. The setting is
+ * read when a matmul is called, so a captured step keeps the one it was recorded with.
+ * @throws {TensorError} for a name other than the three
+ */
+export function setMatmulPrecision(p: MatmulPrecision): void {
+  if (p !== "highest" && p !== "high" && p !== "medium") {
+    throw new TensorError("setMatmulPrecision", `precision must be "highest", "high" or "medium", got ${JSON.stringify(p)}`);
+  }
+  precision = p;
+}
+
+/** The float32 matmul precision in force ("highest" unless setMatmulPrecision changed it). */
+export function getMatmulPrecision(): MatmulPrecision {
+  return precision;
+}
+
+const halfMatmul = new WeakMap<Device, boolean>();
+
+/** The dtype the matmul kernel runs `dt` in on `device`. */
+function kernelDType(device: Device, dt: DType): DType {
+  if (dt !== "float16" && dt !== "bfloat16") return KERNEL_DTYPE[dt]!;
+  let has = halfMatmul.get(device);
+  if (has === undefined) halfMatmul.set(device, has = device.has("matmul_half"));
+  return has ? dt : "float32";
+}
 
 function operandDType(a: Tensor, b: Tensor, op: string): DType {
   for (const [x, name] of [[a, "first"], [b, "second"]] as const) {
@@ -67,7 +104,7 @@ function matmulOp(a: Tensor, b: Tensor): Tensor {
   const device = a.device;
   if (K === 0) return generate(device, op, dt, shape, (k) => k.constant(0, dt));
 
-  const kdt = KERNEL_DTYPE[dt]!;
+  const kdt = kernelDType(device, dt);
   using ac = a.dtype === kdt ? undefined : cast(a, kdt);
   using bc = b.dtype === kdt ? undefined : cast(b, kdt);
   const A = ac ?? a, B = bc ?? b;
@@ -95,6 +132,7 @@ function matmulOp(a: Tensor, b: Tensor): Tensor {
           c: [out, cBatch],
           c_rows: N,
           c_cols: 1,
+          tf32: kdt === "float32" && precision !== "highest" ? 1 : 0,
         }));
     }
     if (kdt === dt) return out;

@@ -404,9 +404,13 @@ static int matmul_block(const pt_mem_ref *bufs, int nbuf, const double *a, int n
   }
   mm->dtype = v[0].dtype;
   if (v[1].dtype != mm->dtype || v[2].dtype != mm->dtype ||
-      !(mm->dtype == PT_F32 || mm->dtype == PT_F64 || mm->dtype == PT_I32 || mm->dtype == PT_I64))
-    return pt_error(PT_EINVAL, "matmul: dtypes %d, %d, %d must be one of f32, f64, i32, i64, the same for A, B and C",
+      !(mm->dtype == PT_F32 || mm->dtype == PT_F64 || mm->dtype == PT_I32 || mm->dtype == PT_I64 || mm->dtype == PT_F16 ||
+        mm->dtype == PT_BF16))
+    return pt_error(PT_EINVAL, "matmul: dtypes %d, %d, %d must be one of f32, f64, i32, i64, f16, bf16, the same for A, B and C",
                     v[0].dtype, v[1].dtype, v[2].dtype);
+  int64_t tf32;
+  if (!sint(a[PT_MATMUL_TF32], 0, 1, &tf32)) return bad("matmul", "tf32 flag", a[PT_MATMUL_TF32]);
+  mm->tf32 = (int)tf32;
   mm->batch = numel(mm->brank, mm->bshape);
   int64_t mn, total;
   if (__builtin_mul_overflow(mm->M, mm->N, &mn) || __builtin_mul_overflow(mn, mm->batch, &total) || total > (int64_t)SLOT_MAX)

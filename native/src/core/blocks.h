@@ -29,8 +29,11 @@
  *   scan     [op, orank, oshape x8, n, IN VIEW (outer strides), in axis stride,
  *             OUT VIEW (outer strides), out axis stride]      op: 0 cumsum 1 cumprod
  *   matmul   [brank, bshape x8, M, N, K, A VIEW (batch strides), a row stride, a col stride,
- *             B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride]
- *            A, B, C share one dtype: f32, f64, i32 or i64 (others are cast by the caller).
+ *             B VIEW, b row stride, b col stride, C VIEW, c row stride, c col stride, tf32]
+ *            A, B, C share one dtype: f32, f64, i32 or i64, or f16/bf16 where the device has
+ *            "matmul_half" (products accumulate in f32; the caller casts the rest). tf32 = 1
+ *            lets a vendor BLAS round f32 operands to TF32 (setMatmulPrecision "high");
+ *            a kernel may ignore it and stay exact.
  *   sort     [descending, orank, oshape x8, n, IN VIEW, in axis stride, VALS VIEW,
  *             vals axis stride, IDX VIEW (int64), idx axis stride]
  *            stable; NaN sorts above every number (last ascending, first descending).
@@ -142,7 +145,7 @@ enum { PT_K_EW, PT_K_REDUCE, PT_K_SCAN, PT_K_MATMUL, PT_K_SORT, PT_K_GATHER, PT_
  * program records the layout it was built for (pt_layout), compiled programs cached on disk
  * carry it (program_cache.c), and an entry written for another version is named on stderr and
  * recompiled instead of launched. */
-#define PT_BLOCK_ABI 4
+#define PT_BLOCK_ABI 5
 
 /* The argument layout a program was built for, fixed when it is created: the block ABI, the
  * kind, the VIEWs its kernel reads (ew and ewreduce: 1 + its inputs, 0 = not declared; index_put and
@@ -192,7 +195,7 @@ int pt_kernel_error(long long code, const long long d[3], uint32_t kinds_launche
 
 /* The parsed matmul block, for drivers that hand products to a vendor BLAS. */
 typedef struct {
-  int brank, dtype;
+  int brank, dtype, tf32;
   int64_t bshape[8], M, N, K, batch;
   int64_t off[3], bstride[3][8], rs[3], cs[3]; /* A, B, C: element offset, batch strides, row/col stride */
   int buf[3];

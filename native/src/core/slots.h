@@ -40,7 +40,7 @@
 #define PT_SCAN_OUT 23
 #define PT_SCAN_OUT_STRIDE 34
 #define PT_SCAN_SLOTS 35
-/* matmul: brank, bshape, m, n, k, a, a_rows, a_cols, b, b_rows, b_cols, c, c_rows, c_cols */
+/* matmul: brank, bshape, m, n, k, a, a_rows, a_cols, b, b_rows, b_cols, c, c_rows, c_cols, tf32 */
 #define PT_MATMUL_BRANK 0
 #define PT_MATMUL_BSHAPE 1
 #define PT_MATMUL_M 9
@@ -55,7 +55,8 @@
 #define PT_MATMUL_C 38
 #define PT_MATMUL_C_ROWS 49
 #define PT_MATMUL_C_COLS 50
-#define PT_MATMUL_SLOTS 51
+#define PT_MATMUL_TF32 51
+#define PT_MATMUL_SLOTS 52
 /* sort: descending, orank, oshape, n, in, in_stride, vals, vals_stride, idx, idx_stride */
 #define PT_SORT_DESCENDING 0
 #define PT_SORT_ORANK 1

@@ -5,7 +5,8 @@
 /**
  * matmul, the fallback for layouts cuBLAS can't take: one thread per output element, a dot
  * product over K in order. f32 and f64 accumulate in their own type with fma, as cuBLAS
- * does; i32 and i64 in uint64 with wrap (then i32 keeps the low 32 bits), as matmul.c.
+ * does; f16 and bf16 (devices with "matmul_half") in f32; i32 and i64 in uint64 with wrap
+ * (then i32 keeps the low 32 bits), as matmul.c.
  */
 export const MATMUL = String.raw`
 /* matmul (slots.ts; A, B and C's VIEW strides are the batch dims', each followed by its row and col strides);
@@ -40,6 +41,10 @@ extern "C" __global__ void pt_main(const pt_params p) {
       for (pt_i64 k = 0; k < K; k++)
         acc += (pt_u64)pt_ld_i64(A.b, dt, ao + k * acs) * (pt_u64)pt_ld_i64(B.b, dt, bo + k * brs);
       pt_st_i64(C.b, C.dt, co, (pt_i64)acc);
+    } else if (dt == PT_F16 || dt == PT_BF16) { /* a layout cuBLAS can't take: f32 accumulation, as GemmEx's */
+      float acc = 0.0f;
+      for (pt_i64 k = 0; k < K; k++) acc = fmaf((float)pt_ld_f64(A.b, dt, ao + k * acs), (float)pt_ld_f64(B.b, dt, bo + k * brs), acc);
+      pt_st_f64(C.b, C.dt, co, (double)acc);
     } else { /* the caller casts other dtypes first; in double if one comes anyway */
       double acc = 0.0;
       for (pt_i64 k = 0; k < K; k++) acc = fma(pt_ld_f64(A.b, A.dt, ao + k * acs), pt_ld_f64(B.b, B.dt, bo + k * brs), acc);

@@ -423,6 +423,7 @@ int cpu_matmul(const pt_mem_ref *bufs, int nbuf, const double *a, int na) {
   if ((rc = cpu_view_parse(bufs, nbuf, a + PT_MATMUL_B, g.brank, g.bshape, 2, sh, st, "matmul: B", &g.b))) return rc;
   sh[0] = m->M; sh[1] = m->N; st[0] = m->crs; st[1] = m->ccs;
   if ((rc = cpu_view_parse(bufs, nbuf, a + PT_MATMUL_C, g.brank, g.bshape, 2, sh, st, "matmul: C", &g.c))) return rc;
+  if (!kslot(a[PT_MATMUL_TF32], 0, 1, &v)) return pt_error(PT_EINVAL, "matmul: tf32 flag %g is not 0 or 1", a[PT_MATMUL_TF32]);
   g.dt = g.a.dtype;
   if (g.b.dtype != g.dt || g.c.dtype != g.dt || !(g.dt == PT_F32 || g.dt == PT_F64 || g.dt == PT_I32 || g.dt == PT_I64))
     return pt_error(PT_EINVAL, "matmul: dtypes %d, %d, %d must be one of f32, f64, i32, i64, the same for A, B and C",

@@ -6,7 +6,8 @@
  * for two threads at once, and its stream is handle state, so ctx->lock is held from
  * cublasSetStream to the last GEMM of a launch; the GEMMs only queue work, so the lock is
  * short. The work runs on the launch's queue, in order with the other kernels there.
- * Default math mode: fp32 stays fp32 (no TF32), fp64 stays fp64.
+ * Default math mode: fp32 stays fp32 (no TF32) unless the block allows TF32, fp64 stays fp64;
+ * f16 and bf16 accumulate in f32 through GemmEx (optional: without it their kernel runs).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -75,9 +76,51 @@ static int handle(cuda_ctx *c) {
   return c->blas_state;
 }
 
+/* Which call a product takes: f32 and f64 their own GEMMs (fp32 exact unless the block
+ * allows TF32), f16 and bf16 GemmEx with f32 accumulation, as PyTorch's. */
+typedef struct { int ex, type, compute; size_t es; } gemm_kind;
+
+static int gemm_kind_of(const pt_matmul_plan *mm, gemm_kind *g) {
+  int has_ex = cublas.GemmEx && cublas.GemmStridedBatchedEx;
+  *g = (gemm_kind){0, BLAS_R_32F, GPU_BLAS_COMPUTE_32F, 4};
+  switch (mm->dtype) {
+  case PT_F32: g->ex = mm->tf32 && has_ex; g->compute = g->ex ? GPU_BLAS_COMPUTE_TF32 : GPU_BLAS_COMPUTE_32F; return 1;
+  case PT_F64: g->es = 8; return 1;
+  case PT_F16: *g = (gemm_kind){1, BLAS_R_16F, GPU_BLAS_COMPUTE_32F, 2}; return has_ex;
+  case PT_BF16: *g = (gemm_kind){1, BLAS_R_16BF, GPU_BLAS_COMPUTE_32F, 2}; return has_ex;
+  default: return 0;
+  }
+}
+
+/* One GEMM (batch = 0) or one strided-batched call, column-major, operands as cuBLAS takes them. */
+static cublasStatus_t gemm(cuda_ctx *c, const gemm_kind *g, int ta, int tb, int64_t m, int64_t n, int64_t k, const char *x,
+                           const mat *X, const char *y, const mat *Y, char *out, const mat *C, int64_t batch, const char **fn) {
+  static const float f1 = 1, f0 = 0;
+  static const double d1 = 1, d0 = 0;
+  int M = (int)m, N = (int)n, K = (int)k, lx = (int)X->ld, ly = (int)Y->ld, lc = (int)C->ld;
+  if (g->ex) {
+    *fn = batch ? BLAS_NAME(GemmStridedBatchedEx) : BLAS_NAME(GemmEx);
+    return batch ? cublas.GemmStridedBatchedEx(c->blas, ta, tb, M, N, K, &f1, x, g->type, lx, X->bstride, y, g->type, ly,
+                                               Y->bstride, &f0, out, g->type, lc, C->bstride, (int)batch, g->compute,
+                                               GPU_BLAS_GEMM_DEFAULT)
+                 : cublas.GemmEx(c->blas, ta, tb, M, N, K, &f1, x, g->type, lx, y, g->type, ly, &f0, out, g->type, lc,
+                                 g->compute, GPU_BLAS_GEMM_DEFAULT);
+  }
+  if (g->es == 4) {
+    *fn = batch ? BLAS_NAME(SgemmStridedBatched) : BLAS_NAME(Sgemm);
+    return batch ? cublas.SgemmStridedBatched(c->blas, ta, tb, M, N, K, &f1, (const float *)x, lx, X->bstride,
+                                              (const float *)y, ly, Y->bstride, &f0, (float *)out, lc, C->bstride, (int)batch)
+                 : cublas.Sgemm(c->blas, ta, tb, M, N, K, &f1, (const float *)x, lx, (const float *)y, ly, &f0, (float *)out, lc);
+  }
+  *fn = batch ? BLAS_NAME(DgemmStridedBatched) : BLAS_NAME(Dgemm);
+  return batch ? cublas.DgemmStridedBatched(c->blas, ta, tb, M, N, K, &d1, (const double *)x, lx, X->bstride,
+                                            (const double *)y, ly, Y->bstride, &d0, (double *)out, lc, C->bstride, (int)batch)
+               : cublas.Dgemm(c->blas, ta, tb, M, N, K, &d1, (const double *)x, lx, (const double *)y, ly, &d0, (double *)out, lc);
+}
+
 int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, const pt_mem_ref *bufs) {
   const char *off_switch = getenv(GPU_BLAS_SWITCH); /* "0": always the program's kernel (for testing it) */
-  if ((mm->dtype != PT_F32 && mm->dtype != PT_F64) || (off_switch && strcmp(off_switch, "0") == 0)) return 1;
+  if (off_switch && strcmp(off_switch, "0") == 0) return 1;
   /* K = 0 must write zeros, which a GEMM with k = 0 need not do; sizes must fit int. */
   if (mm->K == 0 || mm->M > INT_MAX || mm->N > INT_MAX || mm->K > INT_MAX || mm->batch > INT_MAX) return 1;
   mat A, B, C;
@@ -101,41 +144,30 @@ int cuda_blas_matmul(cuda_ctx *c, CUstream stream, const pt_matmul_plan *mm, con
   mat X = A, Y = B;
   if (!C.col) { X = B; Y = A; X.col ^= 1; Y.col ^= 1; m = mm->N; n = mm->M; }
   int ta = X.col ? GPU_BLAS_OP_N : GPU_BLAS_OP_T, tb = Y.col ? GPU_BLAS_OP_N : GPU_BLAS_OP_T;
-  size_t es = mm->dtype == PT_F32 ? 4 : 8;
-  char *px = (char *)bufs[X.buf].mem + X.off * (int64_t)es, *py = (char *)bufs[Y.buf].mem + Y.off * (int64_t)es,
-       *pc = (char *)bufs[C.buf].mem + C.off * (int64_t)es;
-  const float f1 = 1, f0 = 0;
-  const double d1 = 1, d0 = 0;
   int ix = C.col ? 0 : 1, iy = 1 - ix; /* the operands' indices in mm (A = 0, B = 1) */
 
   pt_mutex_lock(&c->lock);
   int st = handle(c);
+  gemm_kind g;
+  if (st != 1 || !gemm_kind_of(mm, &g)) {
+    pt_mutex_unlock(&c->lock);
+    return 1; /* no cuBLAS (the reason stays in the thread's error text) or no call for this dtype: the kernel runs */
+  }
+  const int64_t es = (int64_t)g.es;
+  const char *px = (char *)bufs[X.buf].mem + X.off * es, *py = (char *)bufs[Y.buf].mem + Y.off * es;
+  char *pc = (char *)bufs[C.buf].mem + C.off * es;
   const char *fn = BLAS_NAME(SetStream);
-  cublasStatus_t s = st == 1 ? cublas.SetStream(c->blas, stream) : CUBLAS_STATUS_SUCCESS;
-  if (st == 1 && s == CUBLAS_STATUS_SUCCESS) {
-    if (strided && mm->batch > 1) {
-      fn = es == 4 ? BLAS_NAME(SgemmStridedBatched) : BLAS_NAME(DgemmStridedBatched);
-      s = es == 4 ? cublas.SgemmStridedBatched(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &f1, (const float *)px, (int)X.ld,
-                                               X.bstride, (const float *)py, (int)Y.ld, Y.bstride, &f0, (float *)pc,
-                                               (int)C.ld, C.bstride, (int)mm->batch)
-                  : cublas.DgemmStridedBatched(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &d1, (const double *)px,
-                                               (int)X.ld, X.bstride, (const double *)py, (int)Y.ld, Y.bstride, &d0,
-                                               (double *)pc, (int)C.ld, C.bstride, (int)mm->batch);
-    } else {
-      fn = es == 4 ? BLAS_NAME(Sgemm) : BLAS_NAME(Dgemm);
-      for (int64_t b = 0; b < mm->batch && s == CUBLAS_STATUS_SUCCESS; b++) {
-        int64_t ox = mm->batch > 1 ? batch_offset(mm, ix, b) * (int64_t)es : 0;
-        int64_t oy = mm->batch > 1 ? batch_offset(mm, iy, b) * (int64_t)es : 0;
-        int64_t oc = mm->batch > 1 ? batch_offset(mm, 2, b) * (int64_t)es : 0;
-        s = es == 4 ? cublas.Sgemm(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &f1, (const float *)(px + ox), (int)X.ld,
-                                   (const float *)(py + oy), (int)Y.ld, &f0, (float *)(pc + oc), (int)C.ld)
-                    : cublas.Dgemm(c->blas, ta, tb, (int)m, (int)n, (int)mm->K, &d1, (const double *)(px + ox), (int)X.ld,
-                                   (const double *)(py + oy), (int)Y.ld, &d0, (double *)(pc + oc), (int)C.ld);
-      }
+  cublasStatus_t s = cublas.SetStream(c->blas, stream);
+  if (s == CUBLAS_STATUS_SUCCESS && strided && mm->batch > 1) {
+    s = gemm(c, &g, ta, tb, m, n, mm->K, px, &X, py, &Y, pc, &C, mm->batch, &fn);
+  } else {
+    for (int64_t b = 0; b < mm->batch && s == CUBLAS_STATUS_SUCCESS; b++) {
+      int64_t ox = mm->batch > 1 ? batch_offset(mm, ix, b) * es : 0, oy = mm->batch > 1 ? batch_offset(mm, iy, b) * es : 0;
+      int64_t oc = mm->batch > 1 ? batch_offset(mm, 2, b) * es : 0;
+      s = gemm(c, &g, ta, tb, m, n, mm->K, px + ox, &X, py + oy, &Y, pc + oc, &C, 0, &fn);
     }
   }
   pt_mutex_unlock(&c->lock);
-  if (st != 1) return 1; /* no cuBLAS here: the kernel runs (the reason stays in the thread's error text) */
   return s == CUBLAS_STATUS_SUCCESS ? PT_OK : blas_error(fn, s);
 }
 

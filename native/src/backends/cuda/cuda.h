@@ -52,6 +52,9 @@
 #define GPU_HOST_MAPPED CU_MEMHOSTALLOC_DEVICEMAP /* flags of the error and completion words' pinned memory */
 #define GPU_BLAS_SWITCH "PT_CUDA_BLAS" /* "0" turns the BLAS off (blas.c) */
 #define GPU_BLAS_DEFAULT_MATH(h) cublas.SetMathMode(h, CUBLAS_DEFAULT_MATH)
+#define GPU_BLAS_COMPUTE_32F 68      /* CUBLAS_COMPUTE_32F: GemmEx accumulates in f32 */
+#define GPU_BLAS_COMPUTE_TF32 77     /* CUBLAS_COMPUTE_32F_FAST_TF32 */
+#define GPU_BLAS_GEMM_DEFAULT (-1)   /* CUBLAS_GEMM_DEFAULT: cuBLAS picks, tensor cores included */
 typedef struct { CUcontext cu; } cuda_vendor_ctx; /* the retained primary context */
 #endif
 

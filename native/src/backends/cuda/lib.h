@@ -60,6 +60,7 @@ enum { CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0 };
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 }; /* our allocator may call cuMemAlloc while a step is captured */
 enum { NVRTC_SUCCESS = 0, CUBLAS_STATUS_SUCCESS = 0 };
+enum { BLAS_R_32F = 0, BLAS_R_16F = 2, BLAS_R_16BF = 14 }; /* GemmEx's operand types: cudaDataType and hipDataType agree */
 
 #ifdef PT_VENDOR_HIP
 #include "../hip/vendor.h"
@@ -197,7 +198,14 @@ int cu_driver_version(void); /* after cu_load(): as CUDA encodes it (12040 = 12.
   X(DgemmStridedBatched, "cublasDgemmStridedBatched", NULL, "hipblasDgemmStridedBatched", 1, cublasStatus_t, \
     (cublasHandle_t h, int ta, int tb, int m, int n, int k, const double *alpha, const double *A, int lda,  \
      long long sA, const double *B, int ldb, long long sB, const double *beta, double *C, int ldc,          \
-     long long sC, int batch))
+     long long sC, int batch))                                                                               \
+  X(GemmEx, "cublasGemmEx", NULL, "hipblasGemmEx_v2", 0, cublasStatus_t,                                      \
+    (cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int atype, int lda, \
+     const void *B, int btype, int ldb, const void *beta, void *C, int ctype, int ldc, int compute, int algo)) \
+  X(GemmStridedBatchedEx, "cublasGemmStridedBatchedEx", NULL, "hipblasGemmStridedBatchedEx_v2", 0, cublasStatus_t, \
+    (cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int atype, int lda, \
+     long long sA, const void *B, int btype, int ldb, long long sB, const void *beta, void *C, int ctype, int ldc, \
+     long long sC, int batch, int compute, int algo))
 
 #define PT_API_FIELD(f, cuda, alt, hip, req, ret, args) ret(CUDAAPI *f) args;
 #define PT_OWN_FIELD(f, sym, alt, req, ret, args) ret(CUDAAPI *f) args;

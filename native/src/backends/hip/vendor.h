@@ -65,6 +65,11 @@ const char *hip_path(void);
 #define GPU_BLAS_OP_T HIPBLAS_OP_T
 #define GPU_BLAS_SWITCH "PT_HIP_BLAS"
 #define GPU_BLAS_DEFAULT_MATH(h) CUBLAS_STATUS_SUCCESS /* hipBLAS's default has no reduced-precision path */
+/* hipblasComputeType_t and hipblasGemmAlgo_t of the _v2 GemmEx calls (ROCm 6; ROCm 7 names
+ * them without the suffix, which this table does not look for yet: matmul then uses its kernel) */
+#define GPU_BLAS_COMPUTE_32F 2       /* HIPBLAS_COMPUTE_32F */
+#define GPU_BLAS_COMPUTE_TF32 6      /* HIPBLAS_COMPUTE_32F_FAST_TF32 */
+#define GPU_BLAS_GEMM_DEFAULT 160    /* HIPBLAS_GEMM_DEFAULT */
 /* Coherent: kernels' and stream writes' words are read with plain loads (coarse-grained
  * host memory is only made visible at a host wait, and the completion word is polled). */
 #define GPU_HOST_MAPPED (HIP_HOST_MALLOC_MAPPED | HIP_HOST_MALLOC_COHERENT)
