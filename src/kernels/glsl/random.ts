@@ -15,17 +15,29 @@
  * Every output is one fma chain over k in order from 0, as before.
  */
 function mmF32(name: string, T: 64 | 128): string {
-  const BK = T === 128 ? 8 : 16, RH = T / 64, SW = T / 4 + 1, NA = RH * RH * 4;
+  const BK = T === 128 ? 8 : 16, RH = T / 64, SW = T / 4 + 1;
+  const H = [...Array(RH).keys()], I = [0, 1, 2, 3], XYZW = ["x", "y", "z", "w"];
+  // The accumulators are named values, not an array: a driver that does not unroll a loop
+  // whose body indexes an array keeps that array in local memory.
+  const acc = (hr: number, i: number, hc: number) => `acc${hr}${i}${hc}`;
+  const all = H.flatMap((hr) => I.flatMap((i) => H.map((hc) => acc(hr, i, hc))));
   const step = String.raw`{
-        vec4 a[${RH}], b[${RH}];
-        [[unroll]] for (int h = 0; h < ${RH}; h++) {
-          a[h] = uintBitsToFloat(sma[sb + kk * ${SW} + h * 16 + ty]);
-          b[h] = uintBitsToFloat(smb[sb + kk * ${SW} + h * 16 + tx]);
-        }
-        [[unroll]] for (int hr = 0; hr < ${RH}; hr++)
-          [[unroll]] for (int i = 0; i < 4; i++)
-            [[unroll]] for (int hc = 0; hc < ${RH}; hc++) acc[(hr * 4 + i) * ${RH} + hc] = fma(vec4(a[hr][i]), b[hc], acc[(hr * 4 + i) * ${RH} + hc]);
+        ${H.map((h) => `const vec4 a${h} = uintBitsToFloat(sma[sb + kk * ${SW} + ${h * 16} + ty]);`).join(" ")}
+        ${H.map((h) => `const vec4 b${h} = uintBitsToFloat(smb[sb + kk * ${SW} + ${h * 16} + tx]);`).join(" ")}
+        ${H.flatMap((hr) => I.flatMap((i) => H.map((hc) => `${acc(hr, i, hc)} = fma(vec4(a${hr}.${XYZW[i]}), b${hc}, ${acc(hr, i, hc)});`))).join("\n        ")}
       }`;
+  const spread = (sm: string, v: string, row: string, word: string) =>
+    I.map((j) => `${sm}[o + (${row} + ${j}) * ${SW} + ${word} / 4][${word} & 3] = ${v}.${XYZW[j]};`).join(" ");
+  const stores = H.flatMap((hr) =>
+    I.flatMap((i) =>
+      H.map((hc) =>
+        String.raw`{
+    const int64_t row = row0 + ${hr * 64 + i} + ty * 4, col = col0 + ${hc * 64} + tx * 4;
+    pt_mm_put4(cb, cdt, co, row, col, M, N, crs, ccs, cvec, ${acc(hr, i, hc)});
+  }`
+      )
+    )
+  ).join("\n  ");
   return String.raw`
 /* ${T}x${T} f32 tile at (row0, col0): A and B are byte addresses of element (0, 0) (batch
  * offset included), C the element offset co into C.b. amode 0: A's 4 elements go along k
@@ -36,8 +48,7 @@ void ${name}(uint64_t ab, uint64_t bb, uint64_t cb, int cdt, int64_t co, int64_t
   const int tid = int(gl_LocalInvocationID.x), tx = tid % 16, ty = tid / 16;
   const int am = amode == 0 ? tid / ${BK / 4} : (tid % ${T / 4}) * 4, ak = amode == 0 ? (tid % ${BK / 4}) * 4 : tid / ${T / 4};
   const int bn = bmode == 0 ? (tid % ${T / 4}) * 4 : tid / ${BK / 4}, bk = bmode == 0 ? tid / ${T / 4} : (tid % ${BK / 4}) * 4;
-  vec4 acc[${NA}];
-  [[unroll]] for (int q = 0; q < ${NA}; q++) acc[q] = vec4(0.0);
+  vec4 ${all.map((a) => `${a} = vec4(0.0)`).join(", ")};
   uvec4 ra = uvec4(0u), rb = uvec4(0u);
 #define PT_MM_LOAD(KB) \
     ra = pt_mm_ld4(ab, ars, acs, row0 + am, (KB) + ak, M, K, amode == 0, avec); \
@@ -45,9 +56,9 @@ void ${name}(uint64_t ab, uint64_t bb, uint64_t cb, int cdt, int64_t co, int64_t
 #define PT_MM_STORE(BUF) { \
     const int o = (BUF) * ${BK * SW}; \
     if (amode == 1) sma[o + ak * ${SW} + am / 4] = ra; \
-    else [[unroll]] for (int j = 0; j < 4; j++) sma[o + (ak + j) * ${SW} + am / 4][am & 3] = ra[j]; \
+    else { ${spread("sma", "ra", "ak", "am")} } \
     if (bmode == 0) smb[o + bk * ${SW} + bn / 4] = rb; \
-    else [[unroll]] for (int j = 0; j < 4; j++) smb[o + (bk + j) * ${SW} + bn / 4][bn & 3] = rb[j]; \
+    else { ${spread("smb", "rb", "bk", "bn")} } \
   }
   if (K > 0l) {
     PT_MM_LOAD(0l)
@@ -69,25 +80,7 @@ void ${name}(uint64_t ab, uint64_t bb, uint64_t cb, int cdt, int64_t co, int64_t
   }
 #undef PT_MM_LOAD
 #undef PT_MM_STORE
-  [[unroll]] for (int hr = 0; hr < ${RH}; hr++) {
-    [[unroll]] for (int i = 0; i < 4; i++) {
-      const int64_t row = row0 + hr * 64 + ty * 4 + i;
-      if (row >= M) continue;
-      [[unroll]] for (int hc = 0; hc < ${RH}; hc++) {
-        const int64_t col = col0 + hc * 64 + tx * 4;
-        const vec4 v = acc[(hr * 4 + i) * ${RH} + hc];
-        if (cvec && col + 3l < N) PtW16(cb + uint64_t(co + row * crs + col) * 4ul).v = v;
-        else {
-          [[unroll]] for (int j = 0; j < 4; j++) {
-            if (col + j >= N) continue;
-            const int64_t ci = co + row * crs + (col + j) * ccs;
-            if (cdt == PT_F32) pt_put_f32(cb, ci, v[j]);
-            else pt_st_f64(cb, cdt, ci, double(v[j]));
-          }
-        }
-      }
-    }
-  }
+  ${stores}
 }
 `;
 }
@@ -118,12 +111,27 @@ shared uvec4 smb[PT_MM_SH];
  * aligned) and all four are inside; else one by one, 0 outside. */
 uvec4 pt_mm_ld4(uint64_t base, int64_t rs, int64_t cs, int64_t r, int64_t c, int64_t R, int64_t C, bool alongc, bool vec) {
   if (vec && (alongc ? r < R && c + 3l < C : r + 3l < R && c < C)) return PtV16(base + uint64_t(r * rs + c * cs) * 4ul).v[0];
-  uvec4 v;
-  [[unroll]] for (int j = 0; j < 4; j++) {
-    const int64_t rj = alongc ? r : r + j, cj = alongc ? c + j : c;
-    v[j] = rj < R && cj < C ? PtU32(base + uint64_t(rj * rs + cj * cs) * 4ul).v : 0u;
+  const int64_t dr = alongc ? 0l : 1l, dc = alongc ? 1l : 0l;
+#define PT_MM_EL(J) (r + J * dr < R && c + J * dc < C ? PtU32(base + uint64_t((r + J * dr) * rs + (c + J * dc) * cs) * 4ul).v : 0u)
+  return uvec4(PT_MM_EL(0l), PT_MM_EL(1l), PT_MM_EL(2l), PT_MM_EL(3l));
+#undef PT_MM_EL
+}
+/* Outputs (row, col..col+3) of a tile: one 16-byte store where cvec allows and all four are inside. */
+void pt_mm_put4(uint64_t cb, int cdt, int64_t co, int64_t row, int64_t col, int64_t M, int64_t N, int64_t crs, int64_t ccs,
+                bool cvec, vec4 v) {
+  if (row >= M) return;
+  if (cvec && col + 3l < N) {
+    PtW16(cb + uint64_t(co + row * crs + col) * 4ul).v = v;
+    return;
   }
-  return v;
+#define PT_MM_PUT(J, X) \
+  if (col + J < N) { \
+    const int64_t ci = co + row * crs + (col + J) * ccs; \
+    if (cdt == PT_F32) pt_put_f32(cb, ci, X); \
+    else pt_st_f64(cb, cdt, ci, double(X)); \
+  }
+  PT_MM_PUT(0l, v.x) PT_MM_PUT(1l, v.y) PT_MM_PUT(2l, v.z) PT_MM_PUT(3l, v.w)
+#undef PT_MM_PUT
 }
 ${mmF32("pt_mm_f32_128", 128)}
 ${mmF32("pt_mm_f32_64", 64)}
