@@ -1,7 +1,7 @@
 /**
  * Half-precision matmul and setMatmulPrecision: float16 and bfloat16 products against a
  * float64 loop over the same rounded inputs, on whichever path the device takes (a vendor
- * BLAS on tensor cores where the device has "matmul_half", the kernel for layouts the BLAS
+ * BLAS on tensor cores where the device has "matmul_f16"/"matmul_bf16", the kernel for layouts the BLAS
  * cannot take, float32 casts elsewhere), and TF32 under "high" where a BLAS offers it.
  */
 import * as pt from "../mod.ts";
@@ -109,8 +109,8 @@ test("setMatmulPrecision: 'highest' is the default and exact; 'high' stays withi
       assert.equal(pt.getMatmulPrecision(), p);
       using fast = a.matmul(b);
       checkProduct(nums(fast), av, bv, [1, M, K, N], EPS.tf32, p);
-      if (pt.defaultDevice().has("blas") && pt.defaultDevice().has("matmul_half")) {
-        // a device whose BLAS has GemmEx rounds to TF32 here: the result must differ from the exact one
+      if (pt.defaultDevice().has("matmul_tf32")) {
+        // a device that says it rounds to TF32 here must give a result that differs from the exact one
         assert.notDeepEqual(nums(fast), before, `${p} used TF32 on ${pt.defaultDevice().id}`);
       }
     }

@@ -3,8 +3,8 @@
  * (native/src/core/blocks.h). 1-D operands are promoted by a virtual unsqueeze (a stride, not a view) and
  * the added dim is dropped from the result; batch dims broadcast by giving the template
  * zero strides. The kernel computes in f32, f64, i32 or i64: float16/bfloat16 operands
- * run in float32 (unless the device's matmul takes them itself, "matmul_half": a vendor BLAS on
- * tensor cores, accumulating in f32) and uint8, int8 and int16 in int32, and the result is
+ * run in float32 (unless the device's matmul takes them itself, "matmul_f16"/"matmul_bf16": a
+ * vendor BLAS on tensor cores, accumulating in f32) and uint8, int8 and int16 in int32, and the result is
  * cast back to the promoted dtype.
  */
 import { TensorError } from "../base/errors.ts";
@@ -54,14 +54,15 @@ export function getMatmulPrecision(): MatmulPrecision {
   return precision;
 }
 
-const halfMatmul = new WeakMap<Device, boolean>();
+/** Per device: whether its matmul takes float16 and bfloat16 operands as they are. */
+const halfMatmul = new WeakMap<Device, { float16: boolean; bfloat16: boolean }>();
 
 /** The dtype the matmul kernel runs `dt` in on `device`. */
 function kernelDType(device: Device, dt: DType): DType {
   if (dt !== "float16" && dt !== "bfloat16") return KERNEL_DTYPE[dt]!;
   let has = halfMatmul.get(device);
-  if (has === undefined) halfMatmul.set(device, has = device.has("matmul_half"));
-  return has ? dt : "float32";
+  if (has === undefined) halfMatmul.set(device, has = { float16: device.has("matmul_f16"), bfloat16: device.has("matmul_bf16") });
+  return has[dt] ? dt : "float32";
 }
 
 function operandDType(a: Tensor, b: Tensor, op: string): DType {

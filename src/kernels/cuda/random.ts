@@ -5,7 +5,7 @@
 /**
  * matmul, the fallback for layouts cuBLAS can't take: one thread per output element, a dot
  * product over K in order. f32 and f64 accumulate in their own type with fma, as cuBLAS
- * does; f16 and bf16 (devices with "matmul_half") in f32; i32 and i64 in uint64 with wrap
+ * does; f16 and bf16 (devices with "matmul_f16"/"matmul_bf16") in f32; i32 and i64 in uint64 with wrap
  * (then i32 keeps the low 32 bits), as matmul.c.
  */
 export const MATMUL = String.raw`

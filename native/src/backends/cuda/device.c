@@ -82,8 +82,9 @@ static int cuda_has(int index, const char *cap) {
   if (vendor_device_attrs(index, &d) != PT_OK) return 0;
   if (strcmp(cap, "f64") == 0 || strcmp(cap, "i64") == 0 || strcmp(cap, "int64") == 0) return 1;
   if (strcmp(cap, "blas") == 0) return cublas_load() == PT_OK;
-  /* the matmul block takes f16 and bf16 operands: GemmEx runs them on tensor cores (blas.c) */
-  if (strcmp(cap, "matmul_half") == 0) return cublas_load() == PT_OK && cublas.GemmEx && cublas.GemmStridedBatchedEx;
+  /* the matmul block takes f16 and bf16 operands, and f32 may round to TF32: GemmEx on tensor cores (blas.c) */
+  if (strcmp(cap, "matmul_f16") == 0 || strcmp(cap, "matmul_bf16") == 0 || strcmp(cap, "matmul_tf32") == 0)
+    return cublas_load() == PT_OK && cublas.GemmEx && cublas.GemmStridedBatchedEx;
   if (strcmp(cap, "graphs") == 0) return cuda_has_graphs(); /* pt_capture_* use them */
   if (strcmp(cap, "async_launch") == 0) return 1; /* launches return before the kernel runs */
   if (strcmp(cap, "batched_submit") == 0) return 1; /* launch rings: a flush at the end of a task hands them on */
