@@ -39,6 +39,13 @@ const HEADER = String.raw`#version 460
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_spirv_intrinsics : require
 #extension GL_EXT_control_flow_attributes : require
+#ifdef PT_VK_COOPMAT
+/* the driver's macro where float16 cooperative matrices run (glsl/coopmat.ts) */
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
 #if defined(PT_VK_DENORM_PRESERVE_F32) && PT_VK_DENORM_PRESERVE_F32
 /* capability DenormPreserve (4464), execution mode DenormPreserve (4459) for 32-bit floats */
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);

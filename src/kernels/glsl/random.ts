@@ -1,6 +1,7 @@
 /**
  * matmul (params.h's 128x128 or 64x64 tile dispatch). The CPU version is matmul.c.
  */
+import { coopMatmul } from "./coopmat.ts";
 
 /**
  * The f32 tile of T x T outputs (T = 128: 8x8 outputs an invocation, 8-deep K slabs; T = 64:
@@ -24,7 +25,11 @@ function mmF32(name: string, T: 64 | 128): string {
   const step = String.raw`{
         ${H.map((h) => `const vec4 a${h} = uintBitsToFloat(sma[sb + kk * ${SW} + ${h * 16} + ty]);`).join(" ")}
         ${H.map((h) => `const vec4 b${h} = uintBitsToFloat(smb[sb + kk * ${SW} + ${h * 16} + tx]);`).join(" ")}
-        ${H.flatMap((hr) => I.flatMap((i) => H.map((hc) => `${acc(hr, i, hc)} = fma(vec4(a${hr}.${XYZW[i]}), b${hc}, ${acc(hr, i, hc)});`))).join("\n        ")}
+        ${
+    H.flatMap((hr) => I.flatMap((i) => H.map((hc) => `${acc(hr, i, hc)} = fma(vec4(a${hr}.${XYZW[i]}), b${hc}, ${acc(hr, i, hc)});`))).join(
+      "\n        ",
+    )
+  }
       }`;
   const spread = (sm: string, v: string, row: string, word: string) =>
     I.map((j) => `${sm}[o + (${row} + ${j}) * ${SW} + ${word} / 4][${word} & 3] = ${v}.${XYZW[j]};`).join(" ");
@@ -133,6 +138,7 @@ void pt_mm_put4(uint64_t cb, int cdt, int64_t co, int64_t row, int64_t col, int6
   PT_MM_PUT(0l, v.x) PT_MM_PUT(1l, v.y) PT_MM_PUT(2l, v.z) PT_MM_PUT(3l, v.w)
 #undef PT_MM_PUT
 }
+${coopMatmul()}
 ${mmF32("pt_mm_f32_128", 128)}
 ${mmF32("pt_mm_f32_64", 64)}
 #define TK 16
@@ -229,6 +235,12 @@ void main() {
     const int64_t ao = A.off + pt_offset_of(e, brank, bshape, A.st);
     const int64_t bo = B.off + pt_offset_of(e, brank, bshape, B.st);
     const int64_t co = C.off + pt_offset_of(e, brank, bshape, C.st);
+#ifdef PT_VK_COOPMAT
+    if (dt == PT_F16 && B.dt == PT_F16 && C.dt == PT_F16 && TM == 128l) {
+      pt_mm_coop(A.b + uint64_t(ao) * 2ul, B.b + uint64_t(bo) * 2ul, C.b, co, M, N, K, ars, acs, brs, bcs, crs, ccs, row0, col0);
+      continue;
+    }
+#endif
     if (mode == 0) {
       const uint64_t ab = A.b + uint64_t(ao) * 4ul, bb = B.b + uint64_t(bo) * 4ul;
       /* 16-byte loads and stores: unit stride along the vector, the other stride a multiple

@@ -93,6 +93,8 @@ static int vk_has(int index, const char *cap) {
   if (strcmp(cap, "memory_budget") == 0) return p->budget;
   if (strcmp(cap, "denorm_f32") == 0) return p->denorm32;
   if (strcmp(cap, "glsl") == 0) return shaderc_load() == PT_OK;
+  /* float16 matmuls on cooperative matrices (glsl/coopmat.ts); PT_VK_COOPMAT=0 keeps them on the tiled kernel */
+  if (strcmp(cap, "matmul_f16") == 0) return vk_coopmat(p);
   if (strcmp(cap, "graphs") == 0) return 1; /* pt_capture_* record command buffers (graph.c) */
   return 0; /* host_wrap, blas: not on this backend */
 }
@@ -122,7 +124,9 @@ static void release(vk_ctx *c) {
 
 static int make_device(vk_ctx *c) {
   const vk_phys *p = c->ph;
-  VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+                                                    .cooperativeMatrix = 1};
+  VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = p->coopmat ? &cm : NULL,
                                           .bufferDeviceAddress = 1, .timelineSemaphore = 1, .storageBuffer8BitAccess = 1,
                                           .shaderFloat16 = (VkBool32)p->f16_arith, .shaderInt8 = (VkBool32)p->i8_arith,
                                           .vulkanMemoryModel = (VkBool32)p->vmm};
@@ -136,8 +140,9 @@ static int make_device(vk_ctx *c) {
   c->nvq = p->nqueues < VK_MAX_VQUEUES ? p->nqueues : VK_MAX_VQUEUES;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = p->family,
                                  .queueCount = c->nvq, .pQueuePriorities = prio};
-  const char *exts[2];
+  const char *exts[3];
   uint32_t next = 0;
+  if (p->coopmat) exts[next++] = "VK_KHR_cooperative_matrix";
   if (p->budget) exts[next++] = "VK_EXT_memory_budget";
   if (p->portability) exts[next++] = "VK_KHR_portability_subset"; /* required when offered (MoltenVK) */
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f, .queueCreateInfoCount = 1,

@@ -73,6 +73,31 @@ static int has_ext(const VkExtensionProperties *e, uint32_t n, const char *name)
   return 0;
 }
 
+/* Whether the device runs what glsl/coopmat.ts asks for: float16 A and B, float32 C and
+ * result, 16x16x16, subgroup scope, with 32-wide subgroups and float16 arithmetic. */
+static int coopmat_f16(VkPhysicalDevice pd, const vk_phys *p) {
+  if (p->subgroup != 32 || !p->f16_arith) return 0;
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cf = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &cf};
+  vki.vkGetPhysicalDeviceFeatures2(pd, &f);
+  PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR props = (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)
+      vki.vkGetInstanceProcAddr(vk_instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+  uint32_t n = 0;
+  if (!cf.cooperativeMatrix || !props || props(pd, &n, NULL) != VK_SUCCESS || n == 0) return 0;
+  VkCooperativeMatrixPropertiesKHR *cp = calloc(n, sizeof *cp);
+  int ok = 0;
+  if (cp) {
+    for (uint32_t i = 0; i < n; i++) cp[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+    if (props(pd, &n, cp) == VK_SUCCESS)
+      for (uint32_t i = 0; i < n && !ok; i++)
+        ok = cp[i].MSize == 16 && cp[i].NSize == 16 && cp[i].KSize == 16 && cp[i].AType == VK_COMPONENT_TYPE_FLOAT16_KHR &&
+             cp[i].BType == VK_COMPONENT_TYPE_FLOAT16_KHR && cp[i].CType == VK_COMPONENT_TYPE_FLOAT32_KHR &&
+             cp[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_KHR && cp[i].scope == VK_SCOPE_SUBGROUP_KHR;
+  }
+  free(cp);
+  return ok;
+}
+
 /* Reads what params.h needs and what pt_device_info reports. */
 static void inspect(VkPhysicalDevice pd, vk_phys *p) {
   memset(p, 0, sizeof *p);
@@ -151,6 +176,7 @@ static void inspect(VkPhysicalDevice pd, vk_phys *p) {
       (ext = calloc(next, sizeof *ext)) && vki.vkEnumerateDeviceExtensionProperties(pd, NULL, &next, ext) == VK_SUCCESS) {
     p->budget = has_ext(ext, next, "VK_EXT_memory_budget");
     p->portability = has_ext(ext, next, "VK_KHR_portability_subset");
+    if (has_ext(ext, next, "VK_KHR_cooperative_matrix")) p->coopmat = coopmat_f16(pd, p);
   }
   free(ext);
 
@@ -158,6 +184,12 @@ static void inspect(VkPhysicalDevice pd, vk_phys *p) {
                      : !p->i64 ? "shaderInt64" : !p->f64 ? "shaderFloat64" : !p->s8 ? "storageBuffer8BitAccess"
                      : !p->s16 ? "storageBuffer16BitAccess" : !p->timeline ? "timelineSemaphore" : "";
   if (*miss) snprintf(p->missing, sizeof p->missing, "%s", miss);
+}
+
+int vk_coopmat(const vk_phys *p) {
+  const char *sw = getenv("PT_VK_COOPMAT");
+  /* glslangValidator, the fallback compiler, may predate GL_KHR_cooperative_matrix */
+  return p->coopmat && !(sw && strcmp(sw, "0") == 0) && shaderc_load() == PT_OK;
 }
 
 static int load_locked(void) {

@@ -24,7 +24,7 @@ static int compile_failed(const char *kind, const char *who, const char *src, co
   return pt_compile_failed(key, ".comp", src, log, "vulkan: the %s program does not compile (%s, Vulkan 1.2)", kind, who);
 }
 
-static int compile_shaderc(const char *kind, const char *src, size_t len, const char *sg, int denorm, uint64_t key,
+static int compile_shaderc(const char *kind, const char *src, size_t len, const char *sg, int denorm, int coopmat, uint64_t key,
                            unsigned char **out, size_t *n) {
   shaderc_compiler_t comp = shc.shaderc_compiler_initialize();
   shaderc_compile_options_t opt = shc.shaderc_compile_options_initialize();
@@ -37,6 +37,7 @@ static int compile_shaderc(const char *kind, const char *src, size_t len, const 
   shc.shaderc_compile_options_set_optimization_level(opt, shaderc_optimization_level_performance);
   shc.shaderc_compile_options_add_macro_definition(opt, "PT_VK_SUBGROUP", 14, sg, strlen(sg));
   if (denorm) shc.shaderc_compile_options_add_macro_definition(opt, "PT_VK_DENORM_PRESERVE_F32", 25, "1", 1);
+  if (coopmat) shc.shaderc_compile_options_add_macro_definition(opt, "PT_VK_COOPMAT", 13, "1", 1);
   char name[80];
   snprintf(name, sizeof name, "pt_%s.comp", kind);
   shaderc_compilation_result_t res = shc.shaderc_compile_into_spv(comp, src, len, shaderc_glsl_compute_shader, name, "main", opt);
@@ -57,9 +58,10 @@ static int compile_shaderc(const char *kind, const char *src, size_t len, const 
 }
 
 /* libshaderc when it loads, else a command-line compiler (glslc.c). */
-static int compile(const char *kind, const char *src, size_t len, const char *sg, int denorm, uint64_t key,
+/* coopmat: define PT_VK_COOPMAT (a compiler with GL_KHR_cooperative_matrix; the command-line fallback's is older) */
+static int compile(const char *kind, const char *src, size_t len, const char *sg, int denorm, int coopmat, uint64_t key,
                    unsigned char **out, size_t *n) {
-  if (shaderc_load() == PT_OK) return compile_shaderc(kind, src, len, sg, denorm, key, out, n);
+  if (shaderc_load() == PT_OK) return compile_shaderc(kind, src, len, sg, denorm, coopmat, key, out, n);
   char why[512];
   int wl = pt_last_error((uint8_t *)why, (int32_t)sizeof why - 1);
   why[wl < (int)sizeof why - 1 ? wl : (int)sizeof why - 1] = 0;
@@ -98,7 +100,7 @@ typedef struct {
   const char *kind, *text;
   size_t len;
   char sg[16];
-  int denorm;
+  int denorm, coopmat;
   uint64_t key;
 } job;
 
@@ -111,7 +113,7 @@ static int job_usable(void *arg) { return vk_enter(((job *)arg)->c); }
 
 static int job_build(void *arg, unsigned char **spv, size_t *n) {
   job *j = arg;
-  return compile(j->kind, j->text, j->len, j->sg, j->denorm, j->key, spv, n);
+  return compile(j->kind, j->text, j->len, j->sg, j->denorm, j->coopmat, j->key, spv, n);
 }
 
 static const pt_image_ops job_ops = {job_load, job_usable, job_build};
@@ -126,7 +128,7 @@ int vk_program_create(void *ctx, const char *kind, const uint8_t *src, size_t sr
   vk_prog *p = calloc(1, sizeof *p);
   if (!p) { free(text); return pt_error(PT_EOOM, "vulkan: out of host memory for a program"); }
   p->kind = k;
-  job j = {.c = c, .p = p, .kind = kind, .text = text, .len = len, .denorm = c->ph->denorm32};
+  job j = {.c = c, .p = p, .kind = kind, .text = text, .len = len, .denorm = c->ph->denorm32, .coopmat = vk_coopmat(c->ph)};
   snprintf(j.sg, sizeof j.sg, "%u", c->ph->subgroup ? c->ph->subgroup : 1);
   /* libshaderc's SPIR-V version, or 0 for the command-line fallback. */
   unsigned ver = shaderc_load() == PT_OK ? shaderc_version() : 0;
@@ -134,6 +136,7 @@ int vk_program_create(void *ctx, const char *kind, const uint8_t *src, size_t sr
   uint64_t key = pt_cache_hash(PT_CACHE_SEED, "polytensor-vk-1", 15);
   key = pt_cache_hash(key, j.sg, strlen(j.sg) + 1);
   key = pt_cache_hash(key, &j.denorm, sizeof j.denorm);
+  key = pt_cache_hash(key, &j.coopmat, sizeof j.coopmat);
   key = pt_cache_hash(key, &ver, sizeof ver);
   j.key = pt_cache_hash(key, text, len);
   st = pt_cache_image(j.key, ".spv", &compile_lock, &job_ops, &j);

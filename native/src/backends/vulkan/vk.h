@@ -113,6 +113,11 @@ typedef void (VKAPI_PTR *PFN_vkVoidFunction)(void);
 #define VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO 1000207004
 #define VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO 1000244001
 #define VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT 1000237000
+#define VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR 1000506000
+#define VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR 1000506001
+#define VK_COMPONENT_TYPE_FLOAT16_KHR 0
+#define VK_COMPONENT_TYPE_FLOAT32_KHR 1
+#define VK_SCOPE_SUBGROUP_KHR 3
 #define VK_PHYSICAL_DEVICE_TYPE_OTHER 0
 #define VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU 1
 #define VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU 2
@@ -418,6 +423,23 @@ typedef struct VkPipelineCacheCreateInfo {
   VkStructureType sType; const void* pNext; VkPipelineCacheCreateFlags flags; size_t initialDataSize;
   const void* pInitialData;
 } VkPipelineCacheCreateInfo;
+
+/* VK_KHR_cooperative_matrix (queried where the device lists it) */
+typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 cooperativeMatrix, cooperativeMatrixRobustBufferAccess;
+} VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
+typedef struct VkCooperativeMatrixPropertiesKHR {
+  VkStructureType sType;
+  void *pNext;
+  uint32_t MSize, NSize, KSize;
+  int32_t AType, BType, CType, ResultType; /* VkComponentTypeKHR */
+  VkBool32 saturatingAccumulation;
+  int32_t scope; /* VkScopeKHR */
+} VkCooperativeMatrixPropertiesKHR;
+typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(VkPhysicalDevice, uint32_t *,
+                                                                                   VkCooperativeMatrixPropertiesKHR *);
 
 /* Entry points as X(name, return type, (parameters)). Global ones come from
  * vkGetInstanceProcAddr(NULL, ...), instance ones from the instance, device ones from

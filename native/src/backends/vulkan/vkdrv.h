@@ -52,6 +52,7 @@ typedef struct {
   uint8_t cache_uuid[VK_UUID_SIZE], dev_uuid[VK_UUID_SIZE];
   double mem_total;
   int f16_arith, f64, i64, i16, i8_arith, s8, s16, bda, timeline, vmm, unified, denorm32, budget, portability;
+  int coopmat; /* float16 16x16x16 products into float32 at subgroup scope, subgroups of 32 (glsl/coopmat.ts) */
   uint32_t subgroup, max_wg;
   uint32_t family, nqueues, ts_bits;
   float ts_period;
@@ -147,6 +148,7 @@ extern VkInstance vk_instance;
 int vk_load(void);                     /* loader + instance + inventory; PT_OK or the reason */
 int vk_phys_count(void);
 const vk_phys *vk_phys_get(int index); /* after vk_load() succeeded */
+int vk_coopmat(const vk_phys *p); /* float16 matmul on cooperative matrices: p->coopmat, a compiler for them, and not PT_VK_COOPMAT=0 */
 int shaderc_load(void);
 unsigned shaderc_version(void);
 const char *vk_result_name(VkResult r);
