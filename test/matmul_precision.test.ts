@@ -46,7 +46,7 @@ const HALVES = ["float16", "bfloat16"] as const;
 
 test("float16 and bfloat16 matmul agree with a float64 loop at odd sizes and keep their dtype", () => {
   for (const dtype of HALVES) {
-    for (const [M, K, N] of [[1, 1, 1], [7, 7, 7], [33, 127, 5], [130, 257, 65], [1024, 1031, 17]]) {
+    for (const [M, K, N] of [[1, 1, 1], [7, 7, 7], [33, 127, 5], [130, 257, 65], [257, 300, 129], [1024, 1031, 17]]) {
       using a32 = pt.tensor(uniform(M * K, M + 3 * K), { dtype: "float32" }), b32 = pt.tensor(uniform(K * N, K + 5 * N));
       using a = a32.reshape([M, K]).to(dtype), b = b32.reshape([K, N]).to(dtype);
       using c = a.matmul(b);
@@ -59,7 +59,7 @@ test("float16 and bfloat16 matmul agree with a float64 loop at odd sizes and kee
 
 test("half matmul reads transposed, doubly strided and batched operands through their strides", () => {
   for (const dtype of HALVES) {
-    const [B, M, K, N] = [3, 19, 45, 23];
+    const [B, M, K, N] = [3, 70, 45, 90]; // tiles of 128 where a device has them (Vulkan's cooperative matrices)
     using a32 = pt.tensor(uniform(B * K * M, 11)).reshape([B, K, M]), b32 = pt.tensor(uniform(B * N * K, 12)).reshape([B, N, K]);
     using at = a32.to(dtype), bt = b32.to(dtype);
     using a = at.transpose(1, 2), b = bt.transpose(1, 2); // [B, M, K] and [B, K, N], both column-major
