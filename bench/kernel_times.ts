@@ -24,7 +24,7 @@ const OPS: Record<string, Op> = {
   broadcast_add_big: { setup: () => [pt.rand([64, 1024, 256]), pt.rand([64, 1, 256])], run: ([a, b]) => a.add(b) },
   chw_to_hwc_1080p: { setup: () => [pt.rand([3, 1080, 1920])], run: ([x]) => x.permute(1, 2, 0).contiguous() },
   hwc_to_chw_1080p: { setup: () => [pt.rand([1080, 1920, 3])], run: ([x]) => x.permute(2, 0, 1).contiguous() },
-  transpose_4096: { setup: () => [pt.rand([4096, 4096])], run: ([x]) => x.t().contiguous() },
+  transpose_4096: { setup: () => [pt.rand([4096, 4096])], run: ([x]) => x.transpose(0, 1).contiguous() },
   sort_middle_64x1024x64: { setup: () => [pt.rand([64, 1024, 64])], run: ([x]) => Object.values(x.sort(1)) },
   sort_last_4096x1024: { setup: () => [pt.rand([4096, 1024])], run: ([x]) => Object.values(x.sort(-1)) },
   sum_rows_8192x4096: { setup: () => [pt.rand([8192, 4096])], run: ([x]) => x.sum(-1) },
