@@ -12,6 +12,8 @@
 # or remove tests, and review the diff.
 # Files named *.isolated.test.ts run in a process of their own: they drive the raw C ABI
 # (closing devices behind the TypeScript layer's back), which would disturb other files.
+# Files whose header says @host-only run nothing on PT_DEVICE (renderers checked with g++, the
+# neutrality lint): the device passes skip them, and so does a pass with PT_SKIP_HOST_ONLY=1.
 source "$(dirname "$0")/env.sh"
 build_native
 case " ${PT_ALSO_DEVICES:-} " in *" vulkan "*) ensure_lavapipe ;; esac
@@ -84,20 +86,24 @@ run() { # run RUNNER NAME FILES...
 }
 
 # PT_RUNTIMES="bun" (or "deno") limits the runs, e.g. where only one runtime exists.
-suite() { # suite TAG: every file under each runtime
+host_only() { grep -q '@host-only' "$1"; }
+suite() { # suite TAG [device]: every file under each runtime; a device pass leaves out @host-only files
   pass_tag=$1
+  local sh=() iso=() f
+  for f in "${shared[@]}"; do { [ -n "${2:-}" ] && host_only "$f"; } || sh+=("$f"); done
+  for f in "${isolated[@]}"; do { [ -n "${2:-}" ] && host_only "$f"; } || iso+=("$f"); done
   for runner in ${PT_RUNTIMES:-deno bun}; do
-    [ ${#shared[@]} -gt 0 ] && run "$runner" "$runner-$1suite" "${shared[@]}"
-    for f in "${isolated[@]}"; do run "$runner" "$runner-$1$(basename "$f" .test.ts)" "$f"; done
+    [ ${#sh[@]} -gt 0 ] && run "$runner" "$runner-$1suite" "${sh[@]}"
+    for f in "${iso[@]}"; do run "$runner" "$runner-$1$(basename "$f" .test.ts)" "$f"; done
   done
 }
-suite ""
+suite "" $([ "${PT_SKIP_HOST_ONLY:-0}" = 1 ] && echo device)
 # PT_ALSO_DEVICES="vulkan" runs the whole suite again on each of those devices, required
 # (CI: lavapipe), and counts it in the same total.
 for dev in ${PT_ALSO_DEVICES:-}; do
   echo "== the suite again with PT_DEVICE=$dev PT_REQUIRE=$dev" >&2
   export PT_DEVICE=$dev PT_REQUIRE=$dev
-  suite "$dev-"
+  suite "$dev-" device
 done
 if [ "${PT_WRITE_DECLARED:-0}" = 1 ]; then
   runner=${PT_RUNTIMES:-deno}; runner=${runner%% *}
@@ -120,6 +126,7 @@ if [ "${PT_CHECK_COUNTS:-0}" = 1 ]; then
     fi
     # ... and every declared file among those asked for must have run.
     for t in "${files[@]}"; do
+      if [ "${what#*-}" != "$what" ] || [ "${PT_SKIP_HOST_ONLY:-0}" = 1 ]; then host_only "$t" && continue; fi
       if ! grep -q "^$t " "$f" && grep -q "^$t " test/declared.txt; then
         echo "counts ($what pass): $t ran no test" >&2
         failed=$((failed + 1))

@@ -4,6 +4,7 @@
  * machines that run this suite, so compiling (and running) the programs is verified on the
  * GPU machine; here, where g++ exists, each source is compiled as C++ against a small
  * header that stands in for the CUDA built-ins, which catches syntax and type errors.
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";

@@ -4,6 +4,7 @@
  * glslangValidator exists, every program is also compiled to SPIR-V for Vulkan 1.2 (with
  * and without the driver's PT_VK_DENORM_PRESERVE_F32) and, where spirv-val exists,
  * validated; running the programs is the whole suite's job under PT_DEVICE=vulkan.
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";

@@ -5,6 +5,7 @@
  * g++ exists each source is compiled as C++ against a small header that stands in for HIP's
  * built-ins, and the hip-on-cuda form (PT_CUDA_KERNELS=hip, which the GPU machine runs
  * through NVRTC) against one that stands in for CUDA's.
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";

@@ -3,6 +3,7 @@
  * in tools/cuda_emu (test/cuda_emu.ts), each result checked against a plain JS loop.
  * GLSL's text of the same templates runs in every Vulkan pass (lavapipe in CI); this is
  * what checks the CUDA and HIP text without a GPU.
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
  */
 import { assert, rng, testUnless } from "./harness.ts";
 import { block, emulate, F32, hasGxx, I32, I64, KERR_COUNT, KERR_INDEX, type Launch, type Result, U8, view } from "./cuda_emu.ts";

@@ -1,6 +1,6 @@
 /** matmul and dot against a JS triple loop, with torch.matmul's shape and dtype rules. */
 import * as pt from "../mod.ts";
-import { assert, assertClose, assertTensorError, rng, test } from "./harness.ts";
+import { assert, assertClose, assertTensorError, env, rng, test } from "./harness.ts";
 
 const nums = (t: pt.Tensor): number[] => Array.from(t.toArray() as ArrayLike<number | bigint>, Number);
 
@@ -104,6 +104,31 @@ test("batched matmul broadcasts batch dims ([2,1,4,3] @ [5,3,2] -> [2,5,4,2])", 
   using c2 = ta.matmul(m2); // 2-D right operand shared by every batch
   assert.deepEqual(c2.shape, [2, 1, 4, 2]);
   assertClose(nums(c2), refMatmul(a, b.slice(0, 6), 2, 4, 3, 2, (p) => p, () => 0), 1e-5, 1e-5);
+});
+
+test("many small products in a batch (past a launch's group count) match the loop in float32, float64, int32 and int64", () => {
+  // 70000 batches of 16x3 @ 3x16 (one output an invocation, more batches than groups), 9000 of 1x4 @ 4x10 (many a
+  // group), and a transposed, broadcast operand. A software device (lavapipe) takes minutes over 70000 groups: there
+  // that case runs with PT_LARGE_ROWS=1, and 3000 batches stand in.
+  const past = !pt.defaultDevice().info.software || env("PT_LARGE_ROWS") === "1";
+  if (!past) console.log("linalg: software device; 3000 batches of 16x3 @ 3x16, 70000 with PT_LARGE_ROWS=1");
+  const cases = [[past ? 70000 : 3000, 16, 3, 16, "float32"], [9000, 1, 4, 10, "float64"], [5, 2, 7, 3, "int32"], [300, 5, 2, 5, "int64"]];
+  for (const [batch, M, K, N, dtype] of cases as [number, number, number, number, pt.DType][]) {
+    const ints = dtype.startsWith("int");
+    const a = randData(batch * M * K, M + batch, ints).map(Math.fround), b = randData(K * N, N + 1, ints).map(Math.fround);
+    using ta = make(a, [batch, M, K], dtype), tb0 = make(b, [N, K], dtype);
+    using tb = tb0.transpose(0, 1); // [K, N], strided, broadcast over the batch
+    using c = ta.matmul(tb);
+    assert.deepEqual(c.shape, [batch, M, N]);
+    const bT = Array.from({ length: K * N }, (_, i) => b[(i % N) * K + Math.floor(i / N)]);
+    const got = c.toArray() as ArrayLike<number | bigint>;
+    for (const p of [0, 1, batch >> 1, batch - 1, Math.min(batch - 1, 65535)]) {
+      const at = p * M * N, seg = Array.from({ length: M * N }, (_, i) => Number(got[at + i]));
+      const want = refMatmul(a.slice(p * M * K, (p + 1) * M * K), bT, 1, M, K, N, (q) => q, () => 0);
+      if (ints) assert.deepEqual(seg, want, `${dtype} batch ${p}`);
+      else assertClose(seg, want, 1e-5, 1e-5, `${dtype} batch ${p}`);
+    }
+  }
 });
 
 test("matmul reads transposed, sliced and expanded operands through their strides", () => {

@@ -8,6 +8,7 @@
  * float-float arithmetic, erf, log1p, pow, int64 -> f32 through f64, division) are run on
  * the host against the C library. That catches syntax, type and arithmetic errors, not
  * Metal semantics: no Metal compiler has seen these programs (UNVERIFIED on Metal).
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -223,9 +224,14 @@ test("msl: ewreduce renders reduce's row over the expression, reading the ewredu
   assert.match(src, /pt_ew_linear\(PT_PASS PT_EWREDUCE_SHAPE, 29, src\.rank\)/, "input 1's strides (slot 29) over the shape");
   assert.match(src, /src\.t1 = pt_const_i32\(p, 38\);/);
   assert.match(src, /PT_FAIL\(PT_KERR_INT_DIV, i, 1, 0\); return 0; \}/, "a failing element reports and gives 0");
-  assert.match(src, /pt_reduce_row\(PT_PASS src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid\);/, "E of i32 is not float");
+  assert.match(
+    src,
+    /pt_reduce_row\(PT_PASS src, false, n, vout, vout\.off \+ row \* vout\.st\[0\], sh, lid, one\);/,
+    "E of i32 is not float",
+  );
+  assert.match(src, /const bool one = n <= PT_SHORT_ROW;/, "short rows take a thread each, as blocks.h plans their groups");
   // The reduce template runs the same row function over its VIEW, so the folds are shared.
-  assert.match(mslTemplateSource("reduce"), /pt_reduce_row\(PT_PASS PT_SH_PASS\(sh\) src, op, kind, fl, fast, n, vout, oo, tid\);/);
+  assert.match(mslTemplateSource("reduce"), /pt_reduce_row\(PT_PASS PT_SH_PASS\(sh\) src, op, kind, fl, fast, n, vout, oo, tid, true\);/);
   const f32 = mslElementwiseReduceSource(binary("add", load(0, "float32"), load(1, "float32"), "float32"), 2);
   assert.match(f32, /pt_reduce_row\(PT_PASS src, true, n,/);
   assert.match(

@@ -1,3 +1,7 @@
+/**
+ * The backend-neutrality check (tools/check_neutral.ts) over the repository and over planted violations.
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
+ */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,12 +1,14 @@
 /**
  * The reduce, scan and philox templates' CUDA text (src/kernels/templates/ and
  * cuda/reduce.ts) run on the CPU in tools/cuda_emu (test/cuda_emu.ts), each result checked
- * against a plain JS loop: strided, unmergeable and contiguous rows (aligned or not), the
+ * against a plain JS loop: strided, unmergeable and contiguous rows (aligned or not), short
+ * rows a thread each past the grid and long rows a block each, the
  * accumulator's ops and an empty row's error, cumsum and wrapping cumprod along a strided
  * axis, philox's words as the reference Philox4x32-10 gives them. reduce runs three ways:
  * CUDA's program, GLSL's plan (its kernel layout) in CUDA's text, and Metal's program itself
  * over the stand-in <metal_stdlib>. GLSL's own text runs in every Vulkan pass (lavapipe in
  * CI); this checks the CUDA, HIP and Metal text without a GPU.
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
  */
 import { assert, rng, testUnless } from "./harness.ts";
 import { block, emulate, F32, hasGxx, I64, KERR_COUNT, type Launch, mslOnEmulator, type Result, view } from "./cuda_emu.ts";
@@ -106,6 +108,19 @@ testUnless(
           buffers: [{ dt: F32, values: flat }, { dt: outDt, values: [0] }],
           grid: 1,
         }, (res) => assert.deepEqual(res.out, [expect[op](v)], `${program}: a contiguous row's ${op} from element ${off}`));
+      }
+      // rows of at most PT_SHORT_ROW (32) take a thread each: 600 rows of 3 over 2 blocks of 256 stride past the grid;
+      // rows of 40 take a block each, 5 rows over 2 blocks
+      const many = Array.from({ length: 1800 }, () => Math.floor(r() * 9) - 4), long = flat.slice(0, 200);
+      for (const [rows, n, grid, values] of [[600, 3, 2, many], [5, 40, 2, long]] as const) {
+        run(`sum of ${rows} rows of ${n}`, {
+          slots: reduceSlots(R_SUM, 0, [rows], [n], [n], [1], F32),
+          buffers: [{ dt: F32, values: [...values] }, { dt: F32, values: Array(rows).fill(0) }],
+          grid,
+        }, (res) => {
+          const want = Array.from({ length: rows }, (_, o) => sum(values.slice(o * n, o * n + n)));
+          assert.deepEqual(res.out, want, `${program}: ${rows} rows of ${n} over ${grid} blocks`);
+        });
       }
       run("empty argmax", {
         slots: reduceSlots(R_ARGMAX, 0, [2], [0], [0], [1], I64),

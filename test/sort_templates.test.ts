@@ -6,6 +6,7 @@
  * (payloads kept) above +inf, -0.0 tied with 0.0, subnormals, ties, descending, odd and
  * one-element rows, rows side by side in a group, strided and offset views, rows longer than
  * shared memory.
+ * @host-only: nothing here runs on PT_DEVICE, so the device passes of scripts/test.sh skip this file.
  */
 import { assert, rng, testUnless } from "./harness.ts";
 import {

@@ -15,6 +15,8 @@
  */
 
 export const MAX_RANK = 8;
+/** Reduce rows of at most this many positions are folded by one thread each (blocks.h's ROW work for them is rows / 256). */
+export const SHORT_ROW = 32;
 
 /** What a field holds and so how many slots it takes. */
 export type FieldType =
@@ -139,7 +141,7 @@ export function slotName(kind: Kind, field: string): string {
 
 /** The #defines of every slot, the same text for C and for every kernel language's preamble. */
 export function slotDefines(): string {
-  const lines = [`#define PT_MAX_RANK ${MAX_RANK}`, `#define PT_VIEW_SLOTS ${VIEW_SLOTS}`];
+  const lines = [`#define PT_MAX_RANK ${MAX_RANK}`, `#define PT_VIEW_SLOTS ${VIEW_SLOTS}`, `#define PT_SHORT_ROW ${SHORT_ROW}`];
   for (const kind of Object.keys(LAYOUTS) as Kind[]) {
     const fields = LAYOUTS[kind];
     lines.push(`/* ${kind}: ${fields.map((x) => x.name + (x.type === "views" || x.type === "values" ? ` x ${x.of}` : "")).join(", ")} */`);

@@ -134,6 +134,11 @@ static int axis_rows(const char *op, const pt_mem_ref *bufs, int nbuf, const dou
   return PT_OK;
 }
 
+/* A ROW launch's work over rows of n positions: short rows take one thread each (blocks.h). */
+static int64_t row_work(int64_t rows, int64_t n) {
+  return n <= PT_SHORT_ROW ? (rows + PT_GROUP_THREADS - 1) / PT_GROUP_THREADS : rows;
+}
+
 static int reduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int na, int64_t *rows) {
   static const char *const names[12] = {"sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "mean", "var", "std", "count_nonzero"};
   int orank, irank, st;
@@ -147,9 +152,10 @@ static int reduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int n
       (st = view(bufs, nbuf, a + PT_REDUCE_IN, orank, osh, irank, ish, ist, "reduce: input", &v)) != PT_OK ||
       (st = view(bufs, nbuf, a + PT_REDUCE_OUT, orank, osh, 0, NULL, NULL, "reduce: output", &v)) != PT_OK)
     return st;
-  *rows = numel(orank, osh);
-  if (*rows > 0 && numel(irank, ish) == 0 && op >= 2 && op <= 5)
-    return pt_error(PT_EINVAL, "reduce: %s of an empty extent has no identity (%lld outputs)", names[op], (long long)*rows);
+  int64_t outs = numel(orank, osh);
+  if (outs > 0 && numel(irank, ish) == 0 && op >= 2 && op <= 5)
+    return pt_error(PT_EINVAL, "reduce: %s of an empty extent has no identity (%lld outputs)", names[op], (long long)outs);
+  *rows = row_work(outs, numel(irank, ish));
   return PT_OK;
 }
 
@@ -306,7 +312,7 @@ static int ewreduce_block(const pt_mem_ref *bufs, int nbuf, const double *a, int
     snprintf(name, sizeof name, "ewreduce input %d", i - 1);
     if ((st = view(bufs, nbuf, a + PT_EWREDUCE_VIEWS + i * VS, rank, sh, 0, NULL, NULL, name, &v)) != PT_OK) return st;
   }
-  *work = rows;
+  *work = row_work(rows, rowlen);
   return PT_OK;
 }
 
@@ -356,7 +362,7 @@ static int rownorm_block(const pt_mem_ref *bufs, int nbuf, const double *a, int 
     if ((st = view(bufs, nbuf, a + at[i], rank, sh, 1, &n, &ax, names[i], &v)) != PT_OK) return st;
     if (v.dtype != PT_F32) return pt_error(PT_EINVAL, "%s: dtype %d is not f32", names[i], v.dtype);
   }
-  *work = numel(rank, sh);
+  *work = row_work(numel(rank, sh), n);
   return PT_OK;
 }
 

@@ -167,9 +167,12 @@ int pt_layout_same(const pt_layout *a, const pt_layout *b);
 
 /* How a data-parallel device splits a kind's work (pt_block_check's *work counts it):
  *   ELEMENT: one thread per output element (work = elements of the output);
- *   ROW: one thread group per row of the outer shape (work = rows);
+ *   ROW: one thread group per row of the outer shape (work = rows); a reduce, ewreduce or
+ *        rownorm whose rows hold at most PT_SHORT_ROW positions (slots.h) folds one row a thread,
+ *        so its work is ceil(rows / PT_GROUP_THREADS);
  *   SERIAL: one thread group keeps the row-major write order (last writer wins). */
 enum { PT_SHAPE_ELEMENT, PT_SHAPE_ROW, PT_SHAPE_SERIAL };
+#define PT_GROUP_THREADS 256 /* every GPU driver's threads a group (the kernels' PT_BLOCK) */
 
 int pt_program_kind(const char *name); /* PT_K_* or -1 */
 /* A program's source as a renderer sends it, checked for the driver named `tag`: its kind's

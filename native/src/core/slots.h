@@ -6,6 +6,7 @@
 #define PT_SLOTS_H
 #define PT_MAX_RANK 8
 #define PT_VIEW_SLOTS 11
+#define PT_SHORT_ROW 32
 /* view: buf, dtype, offset, strides */
 #define PT_VIEW_BUF 0
 #define PT_VIEW_DTYPE 1

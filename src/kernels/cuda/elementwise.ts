@@ -188,7 +188,10 @@ ${usesIndex ? "    const pt_i64 i = x.i;\n" : ""}${
   const bool fl = ${value.type <= F64} || op == R_VAR || op == R_STD;
   const int kind = pt_kind_of(op, 1);
   const bool fast = ${value.type <= F64 ? "kind == K_SUM" : "false"}; /* see pt_fast of a pt_fn_row */
-  for (pt_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+  const bool one = n <= PT_SHORT_ROW; /* a short row a thread (blocks.h's ROW work), else a row a block */
+  const pt_i64 first = one ? pt_i64(blockIdx.x) * PT_BLOCK + threadIdx.x : pt_i64(blockIdx.x);
+  const pt_i64 stride = one ? pt_i64(gridDim.x) * PT_BLOCK : pt_i64(gridDim.x);
+  for (pt_i64 row = first; row < rows; row += stride) {
     base = start + row * n;
 ${
     ninputs === 0 ? "" : `    const pt_i64 last = rank > 0 ? sh_shape[rank - 1] : 1;
@@ -199,7 +202,7 @@ ${each((v) => `      s${v} = linear || rank == 0 ? 1 : sh_st[${8 * v} + rank - 1
     }
 `
   }    const pt_fn_row<${DT}, ${T}, pt_ew_in, decltype(load), decltype(value), ${U}> src = {load, value, base};
-    pt_reduce_row(p, src, op, kind, fl, fast, n, out, out.off + row * out.st[0], sh);
+    pt_reduce_row(p, src, op, kind, fl, fast, n, out, out.off + row * out.st[0], sh, one);
   }
 }
 `;

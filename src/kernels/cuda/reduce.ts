@@ -244,8 +244,8 @@ ${rowPasses(CUDA_REDUCE)}
 /* ewreduce's call (cuda/elementwise.ts): the template's row, sh last. */
 template <class S>
 static __device__ __forceinline__ void pt_reduce_row(const pt_params &p, const S &src, int op, int kind, bool fl, bool fast,
-                                                     pt_i64 n, const pt_view &out, pt_i64 oo, pt_acc *sh) {
-  pt_reduce_row(p, sh, src, op, kind, fl, fast, n, out, oo, int(threadIdx.x));
+                                                     pt_i64 n, const pt_view &out, pt_i64 oo, pt_acc *sh, bool one) {
+  pt_reduce_row(p, sh, src, op, kind, fl, fast, n, out, oo, int(threadIdx.x), one);
 }
 `;
 

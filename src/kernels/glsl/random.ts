@@ -212,9 +212,35 @@ void pt_mm_tile64(pt_view A, pt_view B, pt_view C, int mode, int64_t ao, int64_t
   }
 }
 
+/* One output of a small product (params.h: M*N <= 256), as one chain over k in order from 0 like
+ * the tiles (so the same bits): batched tiny matrices (conv2d's columns of small planes, say)
+ * would otherwise spend a 64x64 tile and its barriers on each; ai, bi, ci are element offsets
+ * of A's row, B's column and the output. */
+void pt_mm_one(pt_view A, pt_view B, pt_view C, int mode, int64_t ai, int64_t bi, int64_t ci, int64_t K, int64_t acs, int64_t brs) {
+  if (mode == 0) {
+    float s = 0.0;
+    for (int64_t k = 0; k < K; k++) s = fma(pt_raw_f32(A.b, ai + k * acs), pt_raw_f32(B.b, bi + k * brs), s);
+    if (C.dt == PT_F32) pt_put_f32(C.b, ci, s);
+    else pt_st_f64(C.b, C.dt, ci, double(s));
+  } else if (mode == 2) {
+    uint s = 0u;
+    for (int64_t k = 0; k < K; k++) s += PtU32(A.b + uint64_t(ai + k * acs) * 4ul).v * PtU32(B.b + uint64_t(bi + k * brs) * 4ul).v;
+    pt_st_i64(C.b, C.dt, ci, int64_t(int(s)));
+  } else if (mode == 3) {
+    uint64_t s = 0ul;
+    for (int64_t k = 0; k < K; k++) s += PtU64(A.b + uint64_t(ai + k * acs) * 8ul).v * PtU64(B.b + uint64_t(bi + k * brs) * 8ul).v;
+    pt_st_i64(C.b, C.dt, ci, int64_t(s));
+  } else {
+    double s = 0.0lf;
+    for (int64_t k = 0; k < K; k++) s = fma(pt_ld_f64(A.b, A.dt, ai + k * acs), pt_ld_f64(B.b, B.dt, bi + k * brs), s);
+    pt_st_f64(C.b, C.dt, ci, s);
+  }
+}
+
 /* matmul (slots.ts; A, B and C's VIEW strides are the batch dims', each followed by its row and col strides);
  * dispatch (min(ceil(N/TM), 65535), min(ceil(M/TM), 65535), min(batch, 65535)),
- * TM = M > 64 && N > 64 ? 128 : 64; a group takes every gl_NumWorkGroups-th tile and batch. */
+ * TM = M > 64 && N > 64 ? 128 : 64; a group takes every gl_NumWorkGroups-th tile and batch;
+ * small products (M*N <= 256) take pt_mm_one on the driver's (1, 1, ceil(batch / (256 / (M*N)))). */
 void main() {
   const int brank = int(PT_P.a[PT_MATMUL_BRANK]);
   int64_t bshape[PT_MAX_RANK];
@@ -228,6 +254,16 @@ void main() {
   const int64_t TM = M > 64l && N > 64l ? 128l : 64l, tilesM = (M + TM - 1l) / TM, tilesN = (N + TM - 1l) / TM;
   /* f32 operand loads: along the unit-stride dim (A: k, else m; B: n, else k) */
   const int amode = acs == 1l || ars != 1l ? 0 : 1, bmode = bcs == 1l || brs != 1l ? 0 : 1;
+  if (M * N <= 256l) { /* params.h's small products: invocation tid computes output tid % (M*N) of batch tid / (M*N) */
+    const int64_t MN = M * N, per = 256l / MN, tid = int64_t(gl_LocalInvocationID.x), row = (tid % MN) / N, col = tid % N;
+    if (tid >= per * MN) return;
+    for (int64_t e = int64_t(gl_WorkGroupID.z) * per + tid / MN; e < batch; e += int64_t(gl_NumWorkGroups.z) * per) {
+      const int64_t ai = A.off + pt_offset_of(e, brank, bshape, A.st) + row * ars;
+      const int64_t bi = B.off + pt_offset_of(e, brank, bshape, B.st) + col * bcs;
+      pt_mm_one(A, B, C, mode, ai, bi, C.off + pt_offset_of(e, brank, bshape, C.st) + row * crs + col * ccs, K, acs, brs);
+    }
+    return;
+  }
   for (int64_t e = int64_t(gl_WorkGroupID.z); e < batch; e += int64_t(gl_NumWorkGroups.z))
   for (int64_t ty = int64_t(gl_WorkGroupID.y); ty < tilesM; ty += int64_t(gl_NumWorkGroups.y))
   for (int64_t tx = int64_t(gl_WorkGroupID.x); tx < tilesN; tx += int64_t(gl_NumWorkGroups.x)) {

@@ -229,9 +229,11 @@ ${
     hoisted.map((h) => `  src.${h.name} = ${h.expr};\n`).join("")
   }  const long start = PT_A(PT_EWREDUCE_START), rows = PT_A(PT_EWREDUCE_ROWS), n = PT_A(PT_EWREDUCE_ROWLEN);
   const pt_view vout = pt_view_at(p, B, PT_EWREDUCE_VIEWS);
-  for (long row = group.x; row < rows; row += groups.x) {
+  const bool one = n <= PT_SHORT_ROW; /* a short row a thread (blocks.h's ROW work), else a row a group */
+  const long first = one ? long(group.x) * PT_BLOCK + lid : long(group.x), stride = one ? long(groups.x) * PT_BLOCK : long(groups.x);
+  for (long row = first; row < rows; row += stride) {
     src.base = start + row * n;
-    pt_reduce_row(PT_PASS src, ${store.ct === F32 || store.ct === F64}, n, vout, vout.off + row * vout.st[0], sh, lid);
+    pt_reduce_row(PT_PASS src, ${store.ct === F32 || store.ct === F64}, n, vout, vout.off + row * vout.st[0], sh, lid, one);
   }
 }
 `;

@@ -59,9 +59,9 @@ template <class S> inline void pt_row_step(const thread S &src, thread pt_acc &s
 ${rowPasses(MSL_REDUCE)}
 /* ewreduce's call (elementwise.ts): the block's op (PT_EWREDUCE_OP), fsrc: the source's elements are floats. */
 template <class S>
-inline void pt_reduce_row(PT_CTX const thread S &src, bool fsrc, long n, pt_view vout, long oo, threadgroup pt_acc *sh, uint lid) {
+inline void pt_reduce_row(PT_CTX const thread S &src, bool fsrc, long n, pt_view vout, long oo, threadgroup pt_acc *sh, uint lid, bool one) {
   const int op = (int)PT_A(PT_EWREDUCE_OP);
-  pt_reduce_row(PT_PASS sh, src, op, pt_kind_of(op, true), fsrc || op == R_VAR || op == R_STD, false, n, vout, oo, int(lid));
+  pt_reduce_row(PT_PASS sh, src, op, pt_kind_of(op, true), fsrc || op == R_VAR || op == R_STD, false, n, vout, oo, int(lid), one);
 }
 `;
 

@@ -1,6 +1,7 @@
 /**
  * reduce's passes over a row, written once (ROW launches: one group of 256 per output row,
- * rows PT_GROUP_ID, + PT_GROUPS, ...). Thread tid folds positions tid, tid + 256, ... of the
+ * rows PT_GROUP_ID, + PT_GROUPS, ...; rows of at most PT_SHORT_ROW positions take one
+ * invocation each, PT_BLOCK a group). Thread tid folds positions tid, tid + 256, ... of the
  * row in increasing order with a private accumulator (REDUCE_ACC), then the group folds the
  * 256 accumulators in shared memory as a fixed tree, so a result never depends on timing;
  * var/std make two passes (the mean, then squared deviations). Some rows may take a
@@ -54,27 +55,32 @@ PT_FN pt_acc pt_fold(PT_SH(pt_acc, sh) pt_acc s, int kind, bool fl, int tid) {
 /** A strided pass and a row's result, after the element source. */
 export const rowPasses = (plan: ReducePlan): string =>
   String.raw`
-/* One pass over a row of n positions, folded: each thread's positions in increasing order,
- * on a flat row P a step with their loads issued first, to keep more reads in flight. */
-${plan.generic}PT_FN pt_acc pt_reduce_pass(PT_SH(pt_acc, sh) PT_CREF(${plan.source}) src, int kind, bool fl, pt_i64 n, pt_facc mean, int tid) {
+/* One pass over a row of n positions: each thread's positions in increasing order, on a flat
+ * row P a step with their loads issued first, to keep more reads in flight, then the group's
+ * fold; or, for a short row (one), all n positions by this thread alone, no barrier. */
+${plan.generic}PT_FN pt_acc pt_reduce_pass(PT_SH(pt_acc, sh) PT_CREF(${plan.source}) src, int kind, bool fl, pt_i64 n, pt_facc mean, int tid, bool one) {
   const int P = ${plan.unroll};
   pt_acc s = pt_acc_init(kind);
-  pt_i64 k = pt_i64(tid);
-  if (pt_row_flat(src)) {
+  pt_i64 k = pt_i64(one ? 0 : tid);
+  if (!one && pt_row_flat(src)) {
     for (; k + pt_i64((P - 1) * PT_BLOCK) < n; k += pt_i64(P * PT_BLOCK)) pt_row_step(src, s, kind, fl, k, mean);
   }
-  for (; k < n; k += PT_BLOCK) pt_row_add(src, s, kind, fl, k, mean);
-  return pt_fold(PT_SH_PASS(sh) s, kind, fl, tid);
+  const pt_i64 inc = pt_i64(one ? 1 : PT_BLOCK);
+  for (; k < n; k += inc) pt_row_add(src, s, kind, fl, k, mean);
+  if (!one) s = pt_fold(PT_SH_PASS(sh) s, kind, fl, tid);
+  return s;
 }
 
 /* One row of op: n positions read from src, the result stored at element oo of vout by
- * thread 0. kind is pt_kind_of(op, true); fl: the row folds floats; fast: it takes
- * pt_row_fast. var and std first take the mean (a K_SUM pass); one copy of each pass serves
- * both, which keeps the program small for drivers that run every branch under a mask. */
+ * thread 0, or by this thread alone for a short row (one: n <= PT_SHORT_ROW, where a tree over
+ * the group would idle most of it and cost software drivers a barrier a step). kind is
+ * pt_kind_of(op, true); fl: the row folds floats; fast: it takes pt_row_fast. var and std
+ * first take the mean (a K_SUM pass); one copy of each pass serves both, which keeps the
+ * program small for drivers that run every branch under a mask. */
 ${plan.generic}PT_FN void pt_reduce_row(PT_CTX PT_SH(pt_acc, sh) PT_CREF(${plan.source}) src, int op, int kind, bool fl, bool fast,
-                          pt_i64 n, pt_view vout, pt_i64 oo, int tid) {
+                          pt_i64 n, pt_view vout, pt_i64 oo, int tid, bool one) {
   if (n == 0) {
-    if (tid == 0) pt_reduce_empty(PT_PASS op, vout, oo);
+    if (one || tid == 0) pt_reduce_empty(PT_PASS op, vout, oo);
     return;
   }
   pt_facc mean = pt_facc_of(0);
@@ -82,11 +88,11 @@ ${plan.generic}PT_FN void pt_reduce_row(PT_CTX PT_SH(pt_acc, sh) PT_CREF(${plan.
   for (int pass = op == R_VAR || op == R_STD ? 0 : 1; pass < 2; pass++) {
     const int pk = pass == 0 ? K_SUM : kind;
     ${
-    plan.fast ? "if (fast) s = pt_row_fast(PT_SH_PASS(sh) src, pk, fl, n, tid);\n    else " : ""
-  }s = pt_reduce_pass(PT_SH_PASS(sh) src, pk, fl, n, mean, tid);
+    plan.fast ? "if (fast && !one) s = pt_row_fast(PT_SH_PASS(sh) src, pk, fl, n, tid);\n    else " : ""
+  }s = pt_reduce_pass(PT_SH_PASS(sh) src, pk, fl, n, mean, tid, one);
     if (pass == 0) mean = pt_facc_div(s.f, pt_facc_of_i64(n));
   }
-  if (tid == 0) pt_reduce_store(PT_PASS op, s, fl, n, vout, oo); /* the others go on to the next row's barriers */
+  if (one || tid == 0) pt_reduce_store(PT_PASS op, s, fl, n, vout, oo); /* the others go on to the next row's barriers */
 }
 `;
 
@@ -126,15 +132,26 @@ export const reduceRows = (plan: ReducePlan): string => {
   const fast = plan.fast
     ? "isflat && istr[PT_MAX_RANK - 1] == 1 && pt_row_fast_has(kind, vin.dt) && pt_u64(vin.b) % pt_u64(pt_dtype_size(vin.dt)) == 0"
     : "false";
+  const body = (one: string) =>
+    String.raw`const pt_i64 io = ${offset("PT_REDUCE_IN", "vin")}, oo = ${offset("PT_REDUCE_OUT", "vout")};
+      const pt_view_row src = {vin.b, vin.dt, io, ishape, istr, isflat};
+      pt_reduce_row(PT_PASS PT_SH_PASS(sh) src, op, kind, fl, fast, n, vout, oo, tid, ${one});`;
   return String.raw`
   const int tid = PT_TID;
   const bool fl = pt_is_float(vin.dt) || op == R_VAR || op == R_STD;
   const int kind = pt_kind_of(op, true);
   const bool fast = ${fast};
-  for (pt_i64 row = pt_i64(PT_GROUP_ID); row < onum; row += pt_i64(PT_GROUPS)) {
-    const pt_i64 io = ${offset("PT_REDUCE_IN", "vin")}, oo = ${offset("PT_REDUCE_OUT", "vout")};
-    const pt_view_row src = {vin.b, vin.dt, io, ishape, istr, isflat};
-    pt_reduce_row(PT_PASS PT_SH_PASS(sh) src, op, kind, fl, fast, n, vout, oo, tid);
+  /* Short rows take a thread each, PT_BLOCK a group (blocks.h's ROW work for them). Two loops, each
+   * passing \`one\` as a constant, keep every barrier out of the short rows' loop, whose trip count
+   * differs between invocations: llvmpipe runs a barrier even under a mask that is all off. */
+  if (n <= pt_i64(PT_SHORT_ROW)) {
+    for (pt_i64 row = pt_i64(PT_GROUP_ID) * PT_BLOCK + tid; row < onum; row += pt_i64(PT_GROUPS) * PT_BLOCK) {
+      ${body("true")}
+    }
+  } else {
+    for (pt_i64 row = pt_i64(PT_GROUP_ID); row < onum; row += pt_i64(PT_GROUPS)) {
+      ${body("false")}
+    }
   }
 `;
 };

@@ -1,6 +1,6 @@
 /**
  * rownorm written once (ROW launch; the CPU's is rownorm.c): softmax, logSoftmax, layerNorm and rmsNorm of each row, a
- * group of PT_BLOCK invocations a row. Invocation tid owns positions tid, tid + PT_BLOCK, ..., which each pass reads with
+ * group of PT_BLOCK invocations a row (an invocation a row for rows of at most PT_SHORT_ROW). Invocation tid owns positions tid, tid + PT_BLOCK, ..., which each pass reads with
  * ROWNORM_STEP loads issued at a time, and eight groups share a multiprocessor (the H200's best of steps 4 and 8 and
  * bounds 4 and 8); passes after the first find the row in cache (holding 16 positions an invocation in registers
  * instead measured slower: fewer groups fit). A pass folds the invocation's positions in
@@ -41,17 +41,20 @@ PT_FN void pt_rn_add(int what, float x, float c, PT_INOUT(float) m, PT_INOUT(flo
     s += what == 1 ? x : dx * dx;
   }
 }
-/* One pass over n positions of a row at element io of buffer b, stride si, read from memory. */
-PT_FN void pt_rn_pass(PT_PTR b, pt_i64 io, pt_i64 si, pt_i64 n, int what, float c, int tid, PT_INOUT(float) m, PT_INOUT(float) s) {
-  pt_i64 k = pt_i64(tid);
-  for (; k + pt_i64((PT_RN_P - 1) * PT_BLOCK) < n; k += pt_i64(PT_RN_P * PT_BLOCK)) {
+/* One pass over n positions of a row at element io of buffer b, stride si, read from memory: this invocation's share,
+ * or every position for a short row (one). */
+PT_FN void pt_rn_pass(PT_PTR b, pt_i64 io, pt_i64 si, pt_i64 n, int what, float c, int tid, bool one, PT_INOUT(float) m,
+                      PT_INOUT(float) s) {
+  pt_i64 k = pt_i64(one ? 0 : tid);
+  for (; !one && k + pt_i64((PT_RN_P - 1) * PT_BLOCK) < n; k += pt_i64(PT_RN_P * PT_BLOCK)) {
     float x[PT_RN_P];
     PT_UNROLL
     for (int u = 0; u < PT_RN_P; u++) x[u] = pt_raw_f32(b, io + (k + pt_i64(u * PT_BLOCK)) * si);
     PT_UNROLL
     for (int u = 0; u < PT_RN_P; u++) pt_rn_add(what, x[u], c, m, s);
   }
-  for (; k < n; k += pt_i64(PT_BLOCK)) pt_rn_add(what, pt_raw_f32(b, io + k * si), c, m, s);
+  const pt_i64 inc = pt_i64(one ? 1 : PT_BLOCK);
+  for (; k < n; k += inc) pt_rn_add(what, pt_raw_f32(b, io + k * si), c, m, s);
 }
 /* The group's fixed tree over every invocation's (m, s) (online) or s; every invocation gets the result. */
 PT_FN void pt_rn_fold(PT_SH(float, rm) PT_SH(float, rs) bool online, int tid, PT_INOUT(float) m, PT_INOUT(float) s) {
@@ -101,39 +104,53 @@ ${d.bounds(8)}${d.kernel}
   const pt_view vin = PT_VIEW(PT_ROWNORM_IN), vw = PT_VIEW(PT_ROWNORM_W), vb = PT_VIEW(PT_ROWNORM_B), vout = PT_VIEW(PT_ROWNORM_OUT);
   const bool soft = op < 2;
   const int tid = PT_TID, first = soft ? 0 : op == 2 ? 1 : 3;
-  for (pt_i64 row = pt_i64(PT_GROUP_ID); row < rows; row += pt_i64(PT_GROUPS)) {
-    const pt_i64 io = vin.off + pt_offset_of(row, orank, oshape, vin.st), oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
-    float m = soft ? ninf : 0.0f, s = 0.0f;
-    pt_rn_pass(vin.b, io, si, n, first, 0.0f, tid, m, s);
-    pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) soft, tid, m, s);
-    float c = 0.0f, scale = 1.0f;
-    /* +inf - +inf, a NaN, or a row of -inf only: PyTorch's row is NaN */
-    const bool nanrow = soft && (pt_f32_isnan(s) || m == pinf || m == ninf);
-    if (op == 1 && !nanrow) c = pt_log_f32(s);
-    if (op == 2) {
-      c = pt_div(s, float(n));
-      float q = 0.0f;
-      pt_rn_pass(vin.b, io, si, n, 2, c, tid, m, q);
-      pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) false, tid, m, q);
-      s = q;
-    }
-    if (!soft) scale = pt_div(1.0f, pt_sqrt(pt_div(s, float(n)) + eps));
-    /* the loads of a step are issued before its stores, which the compiler may not reorder (OUT may alias IN) */
-    pt_i64 k = pt_i64(tid);
-    for (; k + pt_i64((PT_RN_P - 1) * PT_BLOCK) < n; k += pt_i64(PT_RN_P * PT_BLOCK)) {
-      float x[PT_RN_P];
-      PT_UNROLL
-      for (int u = 0; u < PT_RN_P; u++) x[u] = pt_raw_f32(vin.b, io + (k + pt_i64(u * PT_BLOCK)) * si);
-      PT_UNROLL
-      for (int u = 0; u < PT_RN_P; u++) {
-        const pt_i64 ku = k + pt_i64(u * PT_BLOCK);
-        pt_put_f32(vout.b, oo + ku * so, pt_rn_out(op, affine, nanrow, x[u], m, s, c, scale, vw, sw, vb, sb, ku));
-      }
-    }
-    for (; k < n; k += pt_i64(PT_BLOCK)) {
-      const float x = pt_raw_f32(vin.b, io + k * si);
-      pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, x, m, s, c, scale, vw, sw, vb, sb, k));
-    }
+  /* Short rows take an invocation each, PT_BLOCK a group (blocks.h's ROW work): a tree over the group would idle most
+   * of it and cost software drivers a barrier a step. Two loops, each with ONE a constant, keep every barrier out of
+   * the short rows' loop, whose trip count differs between invocations: llvmpipe runs a barrier even under a mask
+   * that is all off. */
+  if (n <= pt_i64(PT_SHORT_ROW)) {
+    for (pt_i64 row = pt_i64(PT_GROUP_ID) * PT_BLOCK + tid; row < rows; row += pt_i64(PT_GROUPS) * PT_BLOCK) {
+${rowBody("true")}    }
+  } else {
+    for (pt_i64 row = pt_i64(PT_GROUP_ID); row < rows; row += pt_i64(PT_GROUPS)) {
+${rowBody("false")}    }
   }
 }
+`;
+
+/** One row's passes and outputs, `one` (a constant) telling whether this invocation has the row to itself. */
+const rowBody = (one: string): string =>
+  String
+    .raw`      const pt_i64 io = vin.off + pt_offset_of(row, orank, oshape, vin.st), oo = vout.off + pt_offset_of(row, orank, oshape, vout.st);
+      float m = soft ? ninf : 0.0f, s = 0.0f;
+      pt_rn_pass(vin.b, io, si, n, first, 0.0f, tid, ${one}, m, s);
+      if (!${one}) pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) soft, tid, m, s);
+      float c = 0.0f, scale = 1.0f;
+      /* +inf - +inf, a NaN, or a row of -inf only: PyTorch's row is NaN */
+      const bool nanrow = soft && (pt_f32_isnan(s) || m == pinf || m == ninf);
+      if (op == 1 && !nanrow) c = pt_log_f32(s);
+      if (op == 2) {
+        c = pt_div(s, float(n));
+        float q = 0.0f;
+        pt_rn_pass(vin.b, io, si, n, 2, c, tid, ${one}, m, q);
+        if (!${one}) pt_rn_fold(PT_SH_PASS(rm) PT_SH_PASS(rs) false, tid, m, q);
+        s = q;
+      }
+      if (!soft) scale = pt_div(1.0f, pt_sqrt(pt_div(s, float(n)) + eps));
+      /* the loads of a step are issued before its stores, which the compiler may not reorder (OUT may alias IN) */
+      pt_i64 k = pt_i64(${one} ? 0 : tid);
+      for (; !${one} && k + pt_i64((PT_RN_P - 1) * PT_BLOCK) < n; k += pt_i64(PT_RN_P * PT_BLOCK)) {
+        float x[PT_RN_P];
+        PT_UNROLL
+        for (int u = 0; u < PT_RN_P; u++) x[u] = pt_raw_f32(vin.b, io + (k + pt_i64(u * PT_BLOCK)) * si);
+        PT_UNROLL
+        for (int u = 0; u < PT_RN_P; u++) {
+          const pt_i64 ku = k + pt_i64(u * PT_BLOCK);
+          pt_put_f32(vout.b, oo + ku * so, pt_rn_out(op, affine, nanrow, x[u], m, s, c, scale, vw, sw, vb, sb, ku));
+        }
+      }
+      for (; k < n; k += pt_i64(${one} ? 1 : PT_BLOCK)) {
+        const float x = pt_raw_f32(vin.b, io + k * si);
+        pt_put_f32(vout.b, oo + k * so, pt_rn_out(op, affine, nanrow, x, m, s, c, scale, vw, sw, vb, sb, k));
+      }
 `;

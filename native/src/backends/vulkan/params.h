@@ -33,7 +33,8 @@
  *     when M > 64 and N > 64, else T = 64: a group computes the TxT tiles of C at tile
  *     columns x, x + gl_NumWorkGroups.x, ... and rows y, y + gl_NumWorkGroups.y, ... for
  *     batches z, z + gl_NumWorkGroups.z, ... (there is no vendor BLAS); the shader applies
- *     the same rule to M and N.
+ *     the same rule to M and N. Small products, M*N <= 256: (1, 1, min(ceil(batch/P), 65535))
+ *     with P = 256 / (M*N) batches a group, one output an invocation (no tile).
  * A launch with no work records nothing.
  *
  * Device requirements, checked at activation (a device lacking one is listed, and opening

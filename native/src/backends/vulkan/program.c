@@ -255,6 +255,10 @@ int vk_launch(void *ctx, void *queue, void *prog, const pt_mem_ref *bufs, int nb
     unsigned g[3];
     pt_grid_tiles(mm.M, mm.N, mm.batch, mm.M > 64 && mm.N > 64 ? 128 : 64, g);
     gx = g[0], gy = g[1], gz = g[2];
+    if (mm.M * mm.N <= 256) { /* params.h's small products: 256 / (M*N) batches a group */
+      int64_t per = 256 / (mm.M * mm.N), groups = (mm.batch + per - 1) / per;
+      gx = gy = 1, gz = (uint32_t)(groups < 65535 ? groups : 65535);
+    }
   } else {
     if (work <= 0) return PT_OK; /* no work: nothing is recorded, not even a SERIAL group */
     gx = pt_grid_groups(p->kind, work, PT_VK_GROUP, VK_ELEMENT_GROUPS);
